@@ -1,0 +1,62 @@
+"""In-memory workload: the one shape every reader produces and every driver consumes.
+
+A ``Trace`` is deliberately a plain list of small frozen records rather than a
+DataFrame: the simulator walks it once, in order, and the records are what the
+decision core turns into its own mutable ``Job`` state.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+
+
+@dataclass(frozen=True, slots=True)
+class JobRecord:
+    """One job as the trace describes it (SPEC section 1 notation in comments)."""
+
+    id: int  # SWF job number (field 1); unique within a trace
+    submit: float  # r_j, seconds, as in the trace (no shift)
+    procs: int  # q_j
+    runtime: float  # p_j, actual runtime (only the simulator may look at it)
+    walltime: float  # p~_j, the user's requested time: the kill time
+    user: int = -1  # u_j, -1 when unknown
+    group: int = -1
+    executable: int = -1
+    queue: int = -1
+    partition: int = -1
+    status: int = -1
+
+
+@dataclass(slots=True)
+class Trace:
+    """A cleaned workload on an m-processor machine.
+
+    ``jobs`` is sorted by (submit, id), the order Batsim and batsched use to
+    break ties between equal submission times.
+    """
+
+    jobs: list[JobRecord]
+    max_procs: int  # m
+    name: str = "workload"
+    header: dict[str, str] = field(default_factory=dict)
+    unix_start_time: int | None = None
+    timezone: str | None = None
+    cleaning: dict[str, int] = field(default_factory=dict)  # rule -> jobs dropped
+    source: str | None = None
+
+    def __len__(self) -> int:
+        return len(self.jobs)
+
+    def with_jobs(self, jobs: list[JobRecord], **changes) -> "Trace":
+        """A copy holding other jobs (sorted), keeping the machine and metadata."""
+        jobs = sorted(jobs, key=_order_key)
+        return replace(self, jobs=jobs, header=dict(self.header), cleaning=dict(self.cleaning), **changes)
+
+
+def _order_key(job: JobRecord) -> tuple[float, int]:
+    return (job.submit, job.id)
+
+
+def sort_jobs(jobs: list[JobRecord]) -> list[JobRecord]:
+    """Jobs in (submit, id) order, the canonical trace order."""
+    return sorted(jobs, key=_order_key)
