@@ -1,0 +1,117 @@
+"""Scheduler configuration: one validated record that builds a decision core.
+
+The same ``SchedulerConfig`` comes from the CLI, from pybatsim's ``-o`` JSON
+options and from campaign files, so a configuration means the same thing on
+both backends.  Validation happens here, before any simulation or any
+message is exchanged, and every error names the offending option.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass, field, fields
+
+from bftune.schedulers.core import Core, Hook
+from bftune.schedulers.durations import DurationError, format_duration, parse_duration
+from bftune.schedulers.easy import RESERVATION_MODELS, Easy
+from bftune.schedulers.ordering import Order
+from bftune.schedulers.policies import UnknownPolicyError, get_policy
+
+
+class ConfigError(ValueError):
+    """An invalid scheduler option; the message names the option."""
+
+
+@dataclass
+class SchedulerConfig:
+    """Everything that defines a scheduler.  Defaults are EASY-FCFS, count model."""
+
+    policy: str = "FCFS"  # primary order (Pr)
+    backfill_policy: str | None = None  # Pb; None = same as policy
+    threshold: float = math.inf  # Theta, seconds
+    reservation: str = "count"
+    backfill: bool = True  # False = strict order, no backfilling
+    kill_after: float | None = None  # test option: kill each job once at this elapsed time, requeue it
+    extra: dict = field(default_factory=dict)  # options consumed by extensions
+
+    def __post_init__(self) -> None:
+        self.validate()
+
+    def validate(self) -> None:
+        try:
+            get_policy(self.policy)
+            if self.backfill_policy is not None:
+                get_policy(self.backfill_policy)
+        except UnknownPolicyError as exc:
+            raise ConfigError(f"policy: {exc}") from None
+        if self.reservation not in RESERVATION_MODELS:
+            raise ConfigError(
+                f"reservation: {self.reservation!r} is not a reservation model; choose {' or '.join(RESERVATION_MODELS)}"
+            )
+        if not isinstance(self.threshold, (int, float)) or self.threshold < 0:
+            raise ConfigError(f"threshold: expected a non-negative duration, got {self.threshold!r}")
+        if self.kill_after is not None and not (self.kill_after > 0):
+            raise ConfigError(f"kill_after: expected a positive duration, got {self.kill_after!r}")
+
+    @classmethod
+    def from_options(cls, options: dict) -> "SchedulerConfig":
+        """Build from user-facing options (strings allowed: "40h", "SAF")."""
+        if not isinstance(options, dict):
+            raise ConfigError(f"options must be a JSON object, got {type(options).__name__}")
+        known = {f.name for f in fields(cls)} | {"backfill_policy", "primary", "bf_policy"}
+        unknown = sorted(set(options) - known)
+        if unknown:
+            raise ConfigError(
+                f"unknown option(s) {', '.join(unknown)}; known options: "
+                f"{', '.join(sorted(f.name for f in fields(cls) if f.name != 'extra'))}"
+            )
+        opts = dict(options)
+        if "primary" in opts:
+            opts["policy"] = opts.pop("primary")
+        if "bf_policy" in opts:
+            opts["backfill_policy"] = opts.pop("bf_policy")
+        for key in ("threshold", "kill_after"):
+            if key in opts:
+                try:
+                    value = parse_duration(opts[key], key, allow_infinite=(key == "threshold"))
+                except DurationError as exc:
+                    raise ConfigError(str(exc)) from None
+                opts[key] = value
+        if "backfill" in opts and not isinstance(opts["backfill"], bool):
+            raise ConfigError(f"backfill: expected true or false, got {opts['backfill']!r}")
+        for key in ("policy", "backfill_policy", "reservation"):
+            if key in opts and opts[key] is not None and not isinstance(opts[key], str):
+                raise ConfigError(f"{key}: expected a string, got {opts[key]!r}")
+        return cls(**opts)
+
+    def to_dict(self) -> dict:
+        d = asdict(self)
+        d["threshold"] = format_duration(self.threshold)
+        if self.kill_after is not None:
+            d["kill_after"] = format_duration(self.kill_after)
+        d["algorithm"] = self.describe()
+        return d
+
+    def orders(self) -> tuple[Order, Order]:
+        primary = Order.of(self.policy, self.threshold)
+        backfill = Order.of(self.backfill_policy or self.policy, self.threshold)
+        return primary, backfill
+
+    def describe(self) -> str:
+        return self.build_algorithm().describe()
+
+    def build_algorithm(self) -> Easy:
+        primary, backfill = self.orders()
+        return Easy(primary, backfill, reservation=self.reservation, backfill_enabled=self.backfill)
+
+    def build_hooks(self) -> list[Hook]:
+        hooks: list[Hook] = []
+        if self.kill_after is not None:
+            from bftune.schedulers.killing import KillOnceAfter
+
+            hooks.append(KillOnceAfter(self.kill_after))
+        return hooks
+
+    def build(self, m: int) -> Core:
+        """A fresh decision core for an m-processor machine."""
+        return Core(m, self.build_algorithm(), self.build_hooks())

@@ -1,0 +1,163 @@
+"""EASY(Pr, Pb, Theta) with two reservation models (SPEC section 2).
+
+One pass:
+1. walk the queue in primary order, starting every job that fits, until the
+   first job h that does not fit;
+2. reserve h: shadow time s from the expected ends of running jobs (the
+   ones just started included) and the spare processors at s;
+3. walk the other waiting jobs in backfill order and start those that cannot
+   delay h; then stop (no further primary starts in this pass).
+
+The "count" model treats processors as interchangeable (extra = processors
+free at s minus q_h).  The "machines" model is batsched easy_bf's rule: the
+reservation is a concrete machine set R (the lowest-numbered q_h machines
+available at s) and a job that runs past s may only use free machines outside
+R.  Both give every job the lowest-numbered free machines.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from bftune.schedulers import machines as ms
+from bftune.schedulers.decisions import Decisions
+from bftune.schedulers.jobs import Job
+from bftune.schedulers.ordering import Order
+
+RESERVATION_MODELS = ("count", "machines")
+
+
+@dataclass(slots=True)
+class Reservation:
+    """The head's reservation in a pass (kept for metrics and tests)."""
+
+    job_id: str
+    shadow: float  # s: when the head is expected to start
+    extra: int  # count model: processors spare at s
+    machines: list  # machines model: R
+
+
+class Easy:
+    """EASY backfilling; the orders are attributes so selectors can swap them."""
+
+    def __init__(self, primary: Order, backfill: Order | None = None, reservation: str = "count",
+                 backfill_enabled: bool = True) -> None:
+        if reservation not in RESERVATION_MODELS:
+            raise ValueError(f"unknown reservation model {reservation!r}; choose one of {', '.join(RESERVATION_MODELS)}")
+        self.primary = primary
+        self.backfill = backfill if backfill is not None else primary
+        self.reservation = reservation
+        self.backfill_enabled = backfill_enabled
+        self.last_reservation: Reservation | None = None
+
+    def describe(self) -> str:
+        if not self.backfill_enabled:
+            return f"NOBF({self.primary.describe()})"
+        name = "EASY" if self.reservation == "count" else "EASY[machines]"
+        if self.backfill == self.primary:
+            return f"{name}({self.primary.describe()})"
+        return f"{name}({self.primary.describe()}, {self.backfill.describe()})"
+
+    def schedule(self, core, now: float, decisions: Decisions) -> None:
+        queue = core.queue
+        machine = core.machine
+        self.last_reservation = None
+        if not queue.jobs:
+            return
+        free = machine.free
+        # 1. Primary starts, in order, until the first job that does not fit.
+        head: Job | None = None
+        fitting: list[Job] = []
+        budget = free.size
+        for job in queue.iterate(self.primary, now):
+            if job.procs <= budget:
+                fitting.append(job)
+                budget -= job.procs
+            else:
+                head = job
+                break
+        for job in fitting:
+            core.start(job, ms.lowest(free.intervals, job.procs), now, decisions)
+        if head is None or not self.backfill_enabled:
+            return
+        nfree = free.size
+        if nfree == 0 or nfree < queue.min_procs:
+            # Nothing can be backfilled; the reservation is still worth knowing
+            # only for metrics, which compute it themselves when they need it.
+            return
+        # 2. Reservation of the head.
+        q_h = head.procs
+        avail = nfree
+        shadow = math.inf
+        released: list = []
+        by_end = machine.by_end
+        it = iter(by_end)
+        for job in it:
+            avail += job.procs
+            released.append(job)
+            if avail >= q_h:
+                shadow = job.expected_end
+                break
+        for job in it:  # jobs ending at the shadow time too
+            if job.expected_end > shadow:
+                break
+            avail += job.procs
+            released.append(job)
+        # 3. Backfilling in Pb order.
+        if self.reservation == "count":
+            self._backfill_count(core, head, now, shadow, avail - q_h, decisions)
+        else:
+            self._backfill_machines(core, head, now, shadow, released, decisions)
+
+    def _backfill_count(self, core, head: Job, now: float, shadow: float, extra: int, decisions: Decisions) -> None:
+        free = core.machine.free.size
+        self.last_reservation = Reservation(head.id, shadow, extra, [])
+        chosen: list[Job] = []
+        for job in core.queue.iterate(self.backfill, now):
+            q = job.procs
+            if q > free or job is head:
+                continue
+            if now + job.estimate <= shadow:
+                chosen.append(job)
+                free -= q
+            elif q <= extra:
+                chosen.append(job)
+                free -= q
+                extra -= q
+            else:
+                continue
+            if free == 0:
+                break
+        machine_free = core.machine.free
+        for job in chosen:
+            core.start(job, ms.lowest(machine_free.intervals, job.procs), now, decisions)
+
+    def _backfill_machines(self, core, head: Job, now: float, shadow: float, released: list, decisions: Decisions) -> None:
+        free = core.machine.free
+        available = list(free.intervals)
+        for job in released:
+            available = ms.union(available, job.alloc)
+        reserved = ms.lowest(available, head.procs) if ms.count(available) >= head.procs else available
+        self.last_reservation = Reservation(head.id, shadow, 0, reserved)
+        # Walk in order; allocation depends on the machines left, so work on a copy.
+        free_now = ms.MachineSet(list(free.intervals))
+        outside = ms.MachineSet(ms.difference(free_now.intervals, reserved))
+        chosen: list[tuple[Job, list]] = []
+        for job in core.queue.iterate(self.backfill, now):
+            q = job.procs
+            if q > free_now.size or job is head:
+                continue
+            if now + job.estimate <= shadow:
+                alloc = free_now.take_lowest(q)
+                outside = ms.MachineSet(ms.difference(outside.intervals, alloc))
+            elif q <= outside.size:
+                alloc = outside.take_lowest(q)
+                free_now.remove(alloc)
+            else:
+                continue
+            chosen.append((job, alloc))
+            if free_now.size == 0:
+                break
+        for job, alloc in chosen:
+            core.start(job, alloc, now, decisions)

@@ -1,0 +1,190 @@
+"""The policy registry: every queue order of SPEC section 2 as a tiny named unit.
+
+A policy maps a waiting job (and the current time, for policies that use the
+waiting time) to a number; lower goes first.  Ties are always broken by
+submission time, then job id (``seq``), by the ordering code, never here.
+Variants are built by composition rather than written out: ``Inverse(FCFS)``
+is LCFS, ``Inverse(SPF)`` is LPF, and so on, so a formula exists only once.
+
+Guards (the SPEC asks to state them):
+- UNICEF divides by log2(q), which is 0 at q = 1: we use log2(max(q, 2)).
+- F1-F4 take log10(r): we use log10(max(r, 1)), with r the submission time in
+  the trace's own clock (seconds since the trace's start, as SWF stores it).
+- p~ is the job's planning estimate (the walltime unless a predictor or the
+  runtime-clairvoyant baseline replaces it); it is always > 0.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Callable, Protocol
+
+from bftune.schedulers.jobs import Job
+
+Score = Callable[[Job, float], float]
+
+
+class Policy(Protocol):
+    """Anything with a name that scores jobs; ``dynamic`` if the score changes with time."""
+
+    name: str
+    dynamic: bool
+
+    def key(self, job: Job, now: float) -> float: ...
+
+
+@dataclass(frozen=True)
+class FormulaPolicy:
+    """A policy given by a named score function (named so that it pickles)."""
+
+    name: str
+    formula: str
+    score: Score
+    dynamic: bool = False
+
+    def key(self, job: Job, now: float) -> float:
+        return self.score(job, now)
+
+
+@dataclass(frozen=True)
+class Inverse:
+    """The reverse order of another policy (same tie-breaks): LCFS from FCFS."""
+
+    base: Policy
+    name: str
+
+    @property
+    def dynamic(self) -> bool:
+        return self.base.dynamic
+
+    @property
+    def formula(self) -> str:
+        f = getattr(self.base, "formula", self.base.name)
+        return f"-({f})" if " " in f or "/" in f or "*" in f else f"-{f}"
+
+    def key(self, job: Job, now: float) -> float:
+        return -self.base.key(job, now)
+
+
+# --- score functions -------------------------------------------------------
+# Each is a plain module-level function so that policies pickle (Dask, multiprocessing).
+
+
+def submit_time(job: Job, now: float) -> float:
+    return job.submit
+
+
+def estimate(job: Job, now: float) -> float:
+    return job.estimate
+
+
+def procs(job: Job, now: float) -> float:
+    return float(job.procs)
+
+
+def expansion(job: Job, now: float) -> float:
+    """(wait + p~) / p~: the slowdown the job would have if started now."""
+    return (now - job.submit + job.estimate) / job.estimate
+
+
+def estimate_per_proc(job: Job, now: float) -> float:
+    return job.estimate / job.procs
+
+
+def area(job: Job, now: float) -> float:
+    return job.estimate * job.procs
+
+
+def wfp3(job: Job, now: float) -> float:
+    return -((now - job.submit) / job.estimate) ** 3 * job.procs
+
+
+def unicef(job: Job, now: float) -> float:
+    return -(now - job.submit) / (math.log2(max(job.procs, 2)) * job.estimate)
+
+
+def _log_r(job: Job) -> float:
+    return math.log10(max(job.submit, 1.0))
+
+
+def f1(job: Job, now: float) -> float:
+    return math.log10(job.estimate) * job.procs + 870.0 * _log_r(job)
+
+
+def f2(job: Job, now: float) -> float:
+    return math.sqrt(job.estimate) * job.procs + 25600.0 * _log_r(job)
+
+
+def f3(job: Job, now: float) -> float:
+    return job.estimate * job.procs + 6.86e6 * _log_r(job)
+
+
+def f4(job: Job, now: float) -> float:
+    return job.estimate * math.sqrt(job.procs) + 5.3e5 * _log_r(job)
+
+
+# --- the registry ----------------------------------------------------------
+
+FCFS = FormulaPolicy("FCFS", "r", submit_time)
+SPF = FormulaPolicy("SPF", "p~", estimate)
+SQF = FormulaPolicy("SQF", "q", procs)
+SEXP = FormulaPolicy("SEXP", "(wait+p~)/p~", expansion, dynamic=True)
+SRF = FormulaPolicy("SRF", "p~/q", estimate_per_proc)
+SAF = FormulaPolicy("SAF", "p~*q", area)
+
+REGISTRY: dict[str, Policy] = {}
+
+
+def register(policy: Policy) -> Policy:
+    """Add a policy under its (case-insensitive) name; names are unique."""
+    key = policy.name.upper()
+    if key in REGISTRY:
+        raise ValueError(f"policy {policy.name} is already registered")
+    REGISTRY[key] = policy
+    return policy
+
+
+for _p in (
+    FCFS,
+    Inverse(FCFS, "LCFS"),
+    SPF,
+    Inverse(SPF, "LPF"),
+    SQF,
+    Inverse(SQF, "LQF"),
+    Inverse(SEXP, "LEXP"),
+    SEXP,
+    Inverse(SRF, "LRF"),
+    SRF,
+    Inverse(SAF, "LAF"),
+    SAF,
+    FormulaPolicy("WFP3", "-(wait/p~)^3*q", wfp3, dynamic=True),
+    FormulaPolicy("UNICEF", "-wait/(log2(max(q,2))*p~)", unicef, dynamic=True),
+    FormulaPolicy("F1", "log10(p~)*q + 870*log10(max(r,1))", f1),
+    FormulaPolicy("F2", "sqrt(p~)*q + 25600*log10(max(r,1))", f2),
+    FormulaPolicy("F3", "p~*q + 6.86e6*log10(max(r,1))", f3),
+    FormulaPolicy("F4", "p~*sqrt(q) + 5.3e5*log10(max(r,1))", f4),
+):
+    register(_p)
+
+# The 12 policies of SPEC section 4's default candidate set, in SPEC order.
+SELECTION_DEFAULT = ("FCFS", "LCFS", "SPF", "LPF", "SQF", "LQF", "LEXP", "SEXP", "LRF", "SRF", "LAF", "SAF")
+
+
+class UnknownPolicyError(ValueError):
+    """A policy name that is not in the registry; the message lists the known ones."""
+
+
+def get_policy(name: str | Policy) -> Policy:
+    """Look a policy up by name (case-insensitive); pass policy objects through."""
+    if not isinstance(name, str):
+        return name
+    try:
+        return REGISTRY[name.strip().upper()]
+    except KeyError:
+        known = ", ".join(p.name for p in REGISTRY.values())
+        raise UnknownPolicyError(f"unknown policy {name!r}; known policies: {known}") from None
+
+
+def formula_of(policy: Policy) -> str:
+    return getattr(policy, "formula", policy.name)

@@ -1,0 +1,197 @@
+"""The local driver: an event-driven simulator with Batsim's semantics (SPEC section 8).
+
+It feeds a decision ``Core`` exactly what the Batsim driver would feed it, in
+the same grouping:
+
+1. at each timestamp t, every completion at t (normal end or walltime kill)
+   frees its machines, then every submission at t joins the queue in
+   (submit, id) order, requested calls at t are due, and one pass runs;
+2. kills decided by a pass take effect at t: their acknowledgement is a
+   second batch at t followed by a pass (Batsim's JOB_COMPLETED(KILLED) +
+   JOB_KILLED message);
+3. reruns of killed jobs are submitted in a further batch at t followed by a
+   pass (Batsim acknowledges a REGISTER_JOB with a JOB_SUBMITTED message of
+   its own).  If one pass both acknowledges reruns and kills again, the
+   following batch holds the reruns' submissions and the new kills'
+   acknowledgements together.
+
+A job of delay d and walltime w ends at start + min(d, w); when d >= w it ends
+as COMPLETED_WALLTIME_REACHED (Batsim does the same for d == w).
+"""
+
+from __future__ import annotations
+
+import heapq
+from dataclasses import dataclass, field
+from typing import Callable, Iterable
+
+from bftune.schedulers.core import Core
+from bftune.schedulers.jobs import EndState, Job
+from bftune.schedulers.machines import Interval
+
+
+@dataclass(slots=True)
+class Run:
+    """One execution attempt of a job: a row of out_jobs.csv."""
+
+    id: str  # run name: "0000015", or "0000015#1" for a rerun
+    first_id: str  # the job this run belongs to
+    seq: int
+    subtime: float  # when this run was submitted (a rerun: its registration time)
+    original_submit: float  # r_j of the job
+    procs: int
+    walltime: float
+    runtime: float  # the delay profile (actual work)
+    user: int
+    start: float = -1.0
+    end: float = -1.0
+    state: str = ""
+    alloc: list[Interval] | None = None
+    attempt: int = 0
+    info: dict | None = None
+
+
+@dataclass
+class SimResult:
+    """Every run, in completion order (as Batsim writes out_jobs.csv)."""
+
+    runs: list[Run]
+    m: int
+    workload: str
+    algorithm: str
+    report: dict = field(default_factory=dict)
+    passes: int = 0
+
+
+def job_name(job_id: int, width: int = 7) -> str:
+    """Batsim's job name for an SWF job number: zero-padded so string order = numeric order."""
+    return str(job_id).zfill(width)
+
+
+def name_width(ids: Iterable[int]) -> int:
+    return max([7] + [len(str(i)) for i in ids])
+
+
+class Simulator:
+    """Replays a workload through a core; ``run()`` returns a ``SimResult``."""
+
+    def __init__(self, jobs, m: int, core: Core, workload: str = "w0",
+                 on_pass: Callable[[float, object], None] | None = None) -> None:
+        self.core = core
+        self.m = m
+        self.workload = workload
+        self.on_pass = on_pass
+        records = sorted(jobs, key=lambda r: (r.submit, r.id))  # noqa: E731 - local
+        width = name_width(r.id for r in records)
+        self._arrivals: list[tuple[float, Job, float]] = []
+        for r in records:
+            job = Job(id=job_name(r.id, width), seq=r.id, submit=float(r.submit), procs=r.procs,
+                      walltime=float(r.walltime), user=r.user)
+            self._arrivals.append((float(r.submit), job, float(r.runtime)))
+        self.runs: dict[str, Run] = {}
+        self.finished: list[Run] = []
+        self._ends: list[tuple[float, int, str]] = []  # (time, tie, run id)
+        self._wakeups: list[float] = []
+        self._tie = 0
+        self.passes = 0
+
+    # --- helpers --------------------------------------------------------------
+
+    def _register(self, job: Job, runtime: float, now: float) -> None:
+        self.runs[job.id] = Run(
+            id=job.id, first_id=job.first_id, seq=job.seq, subtime=now, original_submit=job.submit,
+            procs=job.procs, walltime=job.walltime, runtime=runtime, user=job.user, attempt=job.attempt,
+        )
+
+    def _pass(self, now: float) -> list:
+        core = self.core
+        decisions = core.decide(now)
+        self.passes += 1
+        runs = self.runs
+        for job in decisions.starts:
+            run = runs[job.id]
+            run.start = now
+            run.alloc = job.alloc
+            duration = run.runtime if run.runtime < run.walltime else run.walltime
+            self._tie += 1
+            heapq.heappush(self._ends, (now + duration, self._tie, job.id))
+        for t in decisions.wakeups:
+            heapq.heappush(self._wakeups, t)
+        if self.on_pass is not None:
+            self.on_pass(now, decisions)
+        return decisions.kills
+
+    def _end(self, run_id: str, now: float, state: EndState) -> None:
+        run = self.runs.pop(run_id)
+        run.end = now
+        run.state = state.value
+        job = self.core.end(run_id, now, state)
+        if job.info:
+            run.info = dict(job.info)
+        self.finished.append(run)
+
+    # --- main loop --------------------------------------------------------------
+
+    def run(self) -> SimResult:
+        arrivals = self._arrivals
+        n = len(arrivals)
+        i = 0
+        ends = self._ends
+        wakeups = self._wakeups
+        core = self.core
+        runs = self.runs
+        inf = float("inf")
+        killed_runs: set[str] = set()
+        while True:
+            t = arrivals[i][0] if i < n else inf
+            if ends and ends[0][0] < t:
+                t = ends[0][0]
+            if wakeups and wakeups[0] < t:
+                t = wakeups[0]
+            if t == inf:
+                break
+            # Completions at t (normal ends and walltime kills) free machines first.
+            while ends and ends[0][0] == t:
+                _, _, run_id = heapq.heappop(ends)
+                if run_id in killed_runs:  # already ended by a scheduler kill
+                    killed_runs.discard(run_id)
+                    continue
+                run = runs[run_id]
+                state = (EndState.COMPLETED_SUCCESSFULLY if run.runtime < run.walltime
+                         else EndState.COMPLETED_WALLTIME_REACHED)
+                self._end(run_id, t, state)
+            while i < n and arrivals[i][0] == t:
+                _, job, runtime = arrivals[i]
+                self._register(job, runtime, t)
+                core.submit(job, t)
+                i += 1
+            while wakeups and wakeups[0] == t:
+                heapq.heappop(wakeups)
+            kills = self._pass(t)
+            # Same-timestamp follow-ups: kill acknowledgements, then reruns.
+            reruns: list[tuple[Job, float]] = []
+            while kills or reruns:
+                for job, runtime in reruns:
+                    self._register(job, runtime, t)
+                    core.submit(job, t)
+                next_reruns: list[tuple[Job, float]] = []
+                for kill in kills:
+                    run_id = kill.job.id
+                    runtime = runs[run_id].runtime
+                    self._end(run_id, t, EndState.COMPLETED_KILLED)
+                    killed_runs.add(run_id)
+                    if kill.requeue is not None:
+                        next_reruns.append((kill.requeue, runtime))
+                kills = self._pass(t)
+                reruns = next_reruns
+        if runs:
+            stuck = ", ".join(sorted(runs)[:5])
+            raise RuntimeError(f"simulation ended with {len(runs)} jobs never finished (e.g. {stuck}): "
+                               "the scheduler left them waiting with nothing left to wake it")
+        return SimResult(runs=self.finished, m=self.m, workload=self.workload,
+                         algorithm=core.describe(), report=core.report(), passes=self.passes)
+
+
+def simulate(jobs, m: int, core: Core, workload: str = "w0") -> SimResult:
+    """Run ``jobs`` (JobRecords) on an m-processor machine under ``core``."""
+    return Simulator(jobs, m, core, workload).run()
