@@ -1,0 +1,89 @@
+"""Per-job results in Batsim's out_jobs.csv shape, written by both backends.
+
+Local results use exactly Batsim's columns and number formatting so that one
+analysis (ours, or Batsim's own tools such as evalys) reads either backend's
+output, and so that ``bftune compare`` can diff them row by row.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from pathlib import Path
+from typing import Iterable
+
+import pandas as pd
+
+from bftune.schedulers import machines as ms
+from bftune.schedulers.simulator import Run
+from bftune.workloads.atomic import atomic_write_text
+
+COLUMNS = [
+    "job_id", "workload_name", "profile", "submission_time", "requested_number_of_resources",
+    "requested_time", "success", "final_state", "starting_time", "execution_time", "finish_time",
+    "waiting_time", "turnaround_time", "stretch", "allocated_resources", "consumed_energy", "metadata",
+]
+
+
+def _f(x: float) -> str:
+    return f"{x:.6f}"
+
+
+def profile_name(runtime: float) -> str:
+    """Our converter's profile naming: one delay profile per distinct runtime."""
+    return f"d{int(runtime)}" if float(runtime).is_integer() else f"d{runtime:g}"
+
+
+def run_row(run: Run, workload: str = "w0") -> list[str]:
+    execution = run.end - run.start
+    wait = run.start - run.subtime
+    turnaround = run.end - run.subtime
+    stretch = turnaround / execution if execution > 0 else float("nan")
+    if run.attempt:
+        metadata = str({"parent_job": f"{workload}!{run.first_id}", "nb_resubmit": run.attempt})
+    else:
+        metadata = ""
+    return [
+        run.id, workload, profile_name(run.runtime), _f(run.subtime), str(run.procs), _f(run.walltime),
+        "1" if run.state == "COMPLETED_SUCCESSFULLY" else "0", run.state, _f(run.start), _f(execution),
+        _f(run.end), _f(wait), _f(turnaround), _f(stretch), ms.to_string(run.alloc or []), _f(-1.0), metadata,
+    ]
+
+
+def format_out_jobs(runs: Iterable[Run], workload: str = "w0") -> str:
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n", quoting=csv.QUOTE_MINIMAL)
+    w.writerow(COLUMNS)
+    for run in runs:
+        row = run_row(run, workload)
+        w.writerow(row)
+    # Batsim quotes the metadata column always ("" when empty); mirror it.
+    text = buf.getvalue()
+    return text
+
+
+def write_out_jobs(runs: Iterable[Run], path: str | Path, workload: str = "w0") -> Path:
+    """Write out_jobs.csv atomically (runs in completion order, as Batsim does)."""
+    return atomic_write_text(path, format_out_jobs(runs, workload))
+
+
+def read_out_jobs(path: str | Path) -> pd.DataFrame:
+    """Read an out_jobs.csv of either backend; job ids stay strings."""
+    try:
+        df = pd.read_csv(path, dtype={"job_id": str, "workload_name": str, "allocated_resources": str,
+                                      "metadata": str, "profile": str}, keep_default_na=False)
+    except FileNotFoundError:
+        raise
+    except Exception as exc:  # pandas' parser errors name no file
+        raise ValueError(f"{path}: not a readable out_jobs.csv ({exc})") from None
+    missing = [c for c in COLUMNS if c not in df.columns]
+    if missing:
+        raise ValueError(f"{path}: not an out_jobs.csv, missing column(s) {', '.join(missing)}")
+    return df
+
+
+def runs_frame(runs: Iterable[Run], workload: str = "w0") -> pd.DataFrame:
+    """The same table as out_jobs.csv, in memory (numbers as floats)."""
+    return pd.read_csv(io.StringIO(format_out_jobs(runs, workload)),
+                       dtype={"job_id": str, "workload_name": str, "allocated_resources": str,
+                              "metadata": str, "profile": str}, keep_default_na=False)

@@ -1,0 +1,79 @@
+"""Where a run's results go, for both backends: out_jobs.csv + summary.json.
+
+``summary.json`` is computed from the out_jobs.csv table by ``metrics`` only,
+whichever backend produced the table, so the two backends' summaries are
+comparable by construction.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import pandas as pd
+
+from bftune.experiments.metrics import summarize
+from bftune.workloads.atomic import atomic_write_text
+
+
+def _clean(value):
+    """JSON has no inf/nan: write them as strings a reader can recognise."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return "inf" if value > 0 else ("-inf" if value < 0 else "nan")
+    if isinstance(value, dict):
+        return {str(k): _clean(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_clean(v) for v in value]
+    return value
+
+
+def build_summary(df: pd.DataFrame, m: int, tau: float, config: dict, cleaning: dict | None = None,
+                  workload: dict | None = None, extra: dict | None = None) -> dict:
+    summary = summarize(df, m, tau)
+    summary["cleaning"] = dict(cleaning or {})
+    summary["config"] = dict(config)
+    if workload:
+        summary["workload"] = dict(workload)
+    if extra:
+        summary.update(extra)
+    return summary
+
+
+def write_summary(summary: dict, out_dir: str | Path) -> Path:
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    return atomic_write_text(out_dir / "summary.json", json.dumps(_clean(summary), indent=2, sort_keys=False) + "\n")
+
+
+def format_summary(summary: dict) -> str:
+    """A short human-readable view for the terminal."""
+    lines = []
+    cfg = summary.get("config", {})
+    if cfg.get("algorithm"):
+        lines.append(f"scheduler     {cfg['algorithm']}")
+    wl = summary.get("workload") or {}
+    if wl:
+        lines.append(f"workload      {wl.get('name', '?')} ({wl.get('jobs', '?')} jobs, m={summary.get('m')})")
+    for key, label, fmt in (
+        ("jobs", "jobs", "{:d}"),
+        ("avg_wait", "AvgWait (s)", "{:.1f}"),
+        ("max_wait", "MaxWait (s)", "{:.0f}"),
+        ("avg_bsld", f"AVGbsld (tau={summary.get('tau')})", "{:.3f}"),
+        ("mwbs", "MWBS", "{:.3f}"),
+        ("utilization", "utilisation", "{:.4f}"),
+        ("makespan", "makespan (s)", "{:.0f}"),
+        ("killed_runs", "killed runs", "{:d}"),
+        ("wasted_work", "wasted work (proc.s)", "{:.0f}"),
+    ):
+        if key in summary:
+            v = summary[key]
+            try:
+                lines.append(f"{label:<22}{fmt.format(v)}")
+            except (ValueError, TypeError):
+                lines.append(f"{label:<22}{v}")
+    cleaning = summary.get("cleaning") or {}
+    dropped = {k: v for k, v in cleaning.items() if v}
+    if dropped:
+        lines.append("cleaning      " + ", ".join(f"{k}={v}" for k, v in dropped.items()))
+    return "\n".join(lines)
