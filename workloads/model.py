@@ -43,6 +43,10 @@ class Trace:
     timezone: str | None = None
     cleaning: dict[str, int] = field(default_factory=dict)  # rule -> jobs dropped
     source: str | None = None
+    # The ';' comment lines of the source file, verbatim and in order, so that
+    # a trace written back (cleaned or resampled) keeps its provenance and the
+    # archive's acknowledgement lines.  Parsed values live in ``header``.
+    header_lines: tuple[str, ...] = ()
 
     def __len__(self) -> int:
         return len(self.jobs)

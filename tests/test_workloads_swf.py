@@ -1,0 +1,277 @@
+"""SWF reading, cleaning and writing (bftune.workloads.swf)."""
+
+from __future__ import annotations
+
+import gzip
+from pathlib import Path
+
+import pytest
+
+from bftune.workloads.errors import WorkloadError
+from bftune.workloads.swf import CLEANING_KEYS, DROP_RULES, dropped_jobs, parse_swf, read_swf, write_swf
+
+SHARED_WORKLOADS = Path(__file__).resolve().parents[2] / "shared" / "workloads"
+KTH = SHARED_WORKLOADS / "KTH-SP2-1996-2.1-cln.swf.gz"
+
+
+def shared_trace(path: Path) -> Path:
+    if not path.exists():
+        pytest.skip(f"shared trace {path} is not available (the ../shared checkout is missing)")
+    return path
+
+
+def job_line(
+    jid, submit=0, runtime=10, alloc=1, req_procs=-1, req_time=100, user=1, status=1, wait=-1, avg_cpu="-1"
+) -> str:
+    return (
+        f"{jid} {submit} {wait} {runtime} {alloc} {avg_cpu} -1 {req_procs} {req_time} -1 "
+        f"{status} {user} 7 3 2 1 -1 -1"
+    )
+
+
+HEADER = """; Version: 2.2
+; Computer: Test box
+; Acknowledge: Someone
+; Information: http://example.org/
+;              http://www.cs.huji.ac.il/labs/parallel/workload/
+; UnixStartTime: 843480031
+; TimeZoneString: Europe/Stockholm
+; MaxNodes: 8
+; MaxProcs: 16
+; Note: first note
+; Note: second note
+"""
+
+
+def write(tmp_path: Path, text: str, name: str = "t.swf") -> Path:
+    path = tmp_path / name
+    path.write_text(text)
+    return path
+
+
+def test_header_parsed_and_fields_mapped(tmp_path):
+    text = HEADER + job_line(5, submit=20, runtime=30, alloc=4, req_procs=2, req_time=60, user=9) + "\n"
+    trace = read_swf(write(tmp_path, text))
+    assert trace.max_procs == 16
+    assert trace.unix_start_time == 843480031
+    assert trace.timezone == "Europe/Stockholm"
+    assert trace.header["Computer"] == "Test box"
+    assert trace.header["Note"] == "first note\nsecond note"
+    # a continuation line "    http://..." is not a key "http"
+    assert "http" not in trace.header
+    assert trace.header["Information"] == "http://example.org/"
+    assert trace.name == "t"
+    assert trace.header_lines[0] == "; Version: 2.2"
+    assert len(trace.header_lines) == HEADER.count("\n")
+    (job,) = trace.jobs
+    # procs = requested (2), not allocated (4)
+    assert (job.id, job.submit, job.procs, job.runtime, job.walltime) == (5, 20, 2, 30, 60)
+    assert (job.user, job.group, job.executable, job.queue, job.partition, job.status) == (9, 7, 3, 2, 1, 1)
+    assert isinstance(job.submit, int) and isinstance(job.runtime, int)
+
+
+def test_gzip_detected_by_magic_not_name(tmp_path):
+    text = HEADER + job_line(1) + "\n"
+    path = tmp_path / "no_gz_suffix.swf"
+    path.write_bytes(gzip.compress(text.encode()))
+    assert len(read_swf(path)) == 1
+    plain_named_gz = tmp_path / "plain.swf.gz"
+    plain_named_gz.write_text(text)
+    assert len(read_swf(plain_named_gz)) == 1
+    assert read_swf(plain_named_gz).name == "plain"
+
+
+def test_each_cleaning_rule_counts_its_drops_once(tmp_path):
+    lines = [
+        job_line(1),  # kept
+        job_line(2, submit=-5, runtime=0),  # negative submit (also runtime 0: counted once)
+        job_line(3, alloc=-1, req_procs=-1),  # missing procs
+        job_line(4, alloc=0, req_procs=0),  # missing procs
+        job_line(5, req_procs=17),  # > m = 16
+        job_line(6, alloc=17, req_procs=-1),  # allocated used, > m
+        job_line(7, runtime=0),  # runtime <= 0
+        job_line(8, runtime=-1, req_time=-1),  # runtime first
+        job_line(9, req_time=0),  # walltime <= 0
+        job_line(10, runtime=101, req_time=100),  # walltime < runtime
+        job_line(11, runtime=100, req_time=100),  # kept: walltime == runtime
+        job_line(12, alloc=16, req_procs=0),  # kept: allocated used when requested is 0
+    ]
+    trace = parse_swf(HEADER + "\n".join(lines) + "\n")
+    assert [j.id for j in trace.jobs] == [1, 11, 12]
+    assert trace.jobs[2].procs == 16
+    assert trace.cleaning == {
+        "malformed_line": 0,
+        "negative_submit": 1,
+        "missing_procs": 2,
+        "procs_gt_machine": 2,
+        "runtime_le_0": 2,
+        "walltime_le_0": 1,
+        "walltime_lt_runtime": 1,
+        "walltime_from_runtime": 0,
+    }
+    assert list(trace.cleaning) == list(CLEANING_KEYS)
+    assert dropped_jobs(trace) == len(lines) - len(trace)
+
+
+def test_jobs_sorted_by_submit_then_id(tmp_path):
+    lines = [job_line(3, submit=10), job_line(1, submit=10), job_line(2, submit=5), job_line(9, submit=0)]
+    trace = parse_swf(HEADER + "\n".join(lines))
+    assert [(j.submit, j.id) for j in trace.jobs] == [(0, 9), (5, 2), (10, 1), (10, 3)]
+
+
+def test_machine_size_fallbacks(tmp_path):
+    body = job_line(1, alloc=12) + "\n"
+    assert parse_swf("; MaxNodes: 338 (batch partition; 512 total)\n" + body).max_procs == 338
+    assert parse_swf("; MaxProcs: 64\n; MaxNodes: 8\n" + body).max_procs == 64
+    # explicit size wins over the header, and jobs are checked against it
+    trace = parse_swf("; MaxProcs: 64\n" + body + job_line(2, alloc=4) + "\n", max_procs=8)
+    assert trace.max_procs == 8 and [j.id for j in trace.jobs] == [2]
+    assert trace.cleaning["procs_gt_machine"] == 1
+    with pytest.raises(WorkloadError, match="--procs"):
+        parse_swf("; Version: 2\n" + body)
+    with pytest.raises(WorkloadError, match="--procs"):
+        parse_swf("; MaxProcs: -1\n" + body)
+    with pytest.raises(WorkloadError, match="max_procs"):
+        parse_swf(body, max_procs=0)
+
+
+@pytest.mark.parametrize(
+    "bad_line, field_text",
+    [
+        ("1 0 -1 10 1 -1 -1 -1 100 -1 1 1 7 3 2 1 -1", "expected 18 fields, found 17"),
+        ("1 0 -1 10 1 -1 -1 -1 100 -1 1 1 7 3 2 1 -1 -1 0", "expected 18 fields, found 19"),
+        ("1 0 -1 ten 1 -1 -1 -1 100 -1 1 1 7 3 2 1 -1 -1", "field 4 (run time): 'ten' is not a number"),
+        ("1 0 -1 10 1.5 -1 -1 -1 100 -1 1 1 7 3 2 1 -1 -1", "field 5 (allocated processors): '1.5' must be an integer"),
+        ("1 0 -1 10 1 -1 -1 -1 nan -1 1 1 7 3 2 1 -1 -1", "field 9 (requested time): 'nan' is not a finite number"),
+    ],
+)
+def test_malformed_line_is_an_error_naming_file_line_and_field(tmp_path, bad_line, field_text):
+    text = HEADER + job_line(1) + "\n\n" + bad_line + "\n" + job_line(3) + "\n"
+    path = write(tmp_path, text, "bad.swf")
+    bad_lineno = HEADER.count("\n") + 3
+    with pytest.raises(WorkloadError) as info:
+        read_swf(path)
+    assert str(info.value) == f"{path}:{bad_lineno}: {field_text}"
+    assert isinstance(info.value, ValueError)
+
+    trace = read_swf(path, lenient=True)
+    assert [j.id for j in trace.jobs] == [1, 3]
+    assert trace.cleaning["malformed_line"] == 1
+    assert dropped_jobs(trace) == 1
+
+
+def test_numeric_tokens_in_time_fields_are_accepted(tmp_path):
+    # CTC-SP2 writes average cpu time as "142.00"; fractional times are tolerated
+    trace = parse_swf(HEADER + job_line(1, avg_cpu="142.00", runtime="10.5", req_time="100.0") + "\n")
+    (job,) = trace.jobs
+    assert job.runtime == 10.5
+    assert job.walltime == 100 and isinstance(job.walltime, int)
+    # integral counts written as floats are fine
+    assert parse_swf(HEADER + job_line(1, alloc="4.0") + "\n").jobs[0].procs == 4
+
+
+def test_empty_trace_after_cleaning_is_an_error(tmp_path):
+    with pytest.raises(WorkloadError, match="no job left after cleaning.*runtime_le_0=1"):
+        parse_swf(HEADER + job_line(1, runtime=0) + "\n")
+    with pytest.raises(WorkloadError, match="no job left"):
+        parse_swf(HEADER)
+
+
+def test_duplicate_ids_rejected():
+    with pytest.raises(WorkloadError, match="job id 4 appears more than once"):
+        parse_swf(HEADER + job_line(4) + "\n" + job_line(4, submit=3) + "\n")
+
+
+def test_missing_file_is_a_workload_error(tmp_path):
+    with pytest.raises(WorkloadError, match="cannot read"):
+        read_swf(tmp_path / "nope.swf")
+    corrupt = tmp_path / "corrupt.swf.gz"
+    corrupt.write_bytes(b"\x1f\x8b\x08\x00garbage")
+    with pytest.raises(WorkloadError, match="corrupt gzip"):
+        read_swf(corrupt)
+
+
+def test_walltime_fallback_uses_runtime_and_counts(tmp_path):
+    text = "; MaxNodes: 256\n" + job_line(1, runtime=50, req_time=-1) + "\n" + job_line(2, req_time=300) + "\n"
+    with pytest.raises(WorkloadError, match="walltime_le_0=1"):
+        parse_swf(job_line(1, runtime=50, req_time=-1), max_procs=4)
+    trace = parse_swf(text, walltime_fallback="runtime")
+    assert [(j.id, j.walltime) for j in trace.jobs] == [(1, 50), (2, 300)]
+    assert trace.cleaning["walltime_from_runtime"] == 1
+    assert trace.cleaning["walltime_le_0"] == 0
+    assert "walltime_from_runtime" not in DROP_RULES
+    assert dropped_jobs(trace) == 0
+    with pytest.raises(ValueError):
+        parse_swf(text, walltime_fallback="walltime")  # type: ignore[arg-type]
+
+
+def test_write_then_read_round_trip(tmp_path):
+    lines = [job_line(i, submit=10 * i, runtime=5 + i, alloc=1 + i % 4, req_time=100 + i, user=i % 3) for i in (1, 2, 3)]
+    original = parse_swf(HEADER + "; MaxJobs: 99\n" + "\n".join(lines) + "\n", name="orig")
+    for name in ("out.swf", "out.swf.gz"):
+        path = write_swf(original, tmp_path / name, notes=["resampled by a test"])
+        again = read_swf(path)
+        assert again.jobs == original.jobs
+        assert again.max_procs == original.max_procs
+        assert again.header["Acknowledge"] == "Someone"
+        assert again.header["MaxJobs"] == "3"
+        assert again.header["Note"].endswith("resampled by a test")
+        assert again.header_lines[: 3] == original.header_lines[:3]
+    assert (tmp_path / "out.swf.gz").read_bytes()[:2] == b"\x1f\x8b"
+    # deterministic bytes (gzip without timestamp)
+    first = (tmp_path / "out.swf.gz").read_bytes()
+    write_swf(original, tmp_path / "out.swf.gz", notes=["resampled by a test"])
+    assert (tmp_path / "out.swf.gz").read_bytes() == first
+
+
+def test_write_sets_maxprocs_when_overridden_or_absent(tmp_path):
+    trace = parse_swf("; Version: 2\n" + job_line(1, alloc=3) + "\n", max_procs=4)
+    path = write_swf(trace, tmp_path / "o.swf")
+    assert read_swf(path).max_procs == 4
+    trace = parse_swf("; MaxProcs: 100\n" + job_line(1, alloc=3) + "\n", max_procs=4)
+    text = write_swf(trace, tmp_path / "o2.swf").read_text()
+    assert text.startswith("; MaxProcs: 4\n") and "MaxProcs: 100" not in text
+
+
+def test_kth_sp2_cleaning_matches_batsim_readme():
+    trace = read_swf(shared_trace(KTH))
+    assert len(trace) == 27_992
+    assert trace.max_procs == 100
+    assert trace.cleaning["walltime_lt_runtime"] == 475
+    assert trace.cleaning["runtime_le_0"] == 8
+    assert trace.cleaning["missing_procs"] == 1
+    assert dropped_jobs(trace) == 28_476 - 27_992
+    assert sum(1 for j in trace.jobs if j.runtime == j.walltime) == 38
+    assert (trace.jobs[0].id, trace.jobs[0].submit) == (15, 599850)
+    assert trace.unix_start_time == 843480031
+    # m = 16 as for small_50.json: 2,611 jobs are too wide
+    assert read_swf(KTH, max_procs=16).cleaning["procs_gt_machine"] == 2_611
+
+
+def test_lublin_needs_walltime_fallback():
+    path = shared_trace(SHARED_WORKLOADS / "lublin_256.swf.gz")
+    with pytest.raises(WorkloadError, match="walltime_le_0=10000"):
+        read_swf(path)
+    trace = read_swf(path, walltime_fallback="runtime")
+    assert len(trace) == 10_000 and trace.max_procs == 256  # from MaxNodes
+    assert trace.cleaning["walltime_from_runtime"] == 10_000
+    assert all(j.walltime == j.runtime for j in trace.jobs)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "file, records",
+    [
+        ("SDSC-SP2-1998-4.2-cln.swf.gz", 59_715),
+        ("CTC-SP2-1996-3.1-cln.swf.gz", 77_222),
+        ("HPC2N-2002-2.2-cln.swf.gz", 202_871),
+        ("SDSC-BLUE-2000-4.2-cln.swf.gz", 243_306),
+        ("CEA-Curie-2011-2.1-cln.swf.gz", 312_826),
+    ],
+)
+def test_archive_traces_parse_and_account_for_every_record(file, records):
+    trace = read_swf(shared_trace(SHARED_WORKLOADS / file))
+    assert len(trace) + dropped_jobs(trace) == records
+    assert trace.cleaning["malformed_line"] == 0
+    assert all(1 <= j.procs <= trace.max_procs and 0 < j.runtime <= j.walltime for j in trace.jobs)
+    assert all(a.submit <= b.submit for a, b in zip(trace.jobs, trace.jobs[1:]))

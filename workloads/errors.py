@@ -1,0 +1,17 @@
+"""Errors raised while reading, cleaning or converting workloads.
+
+One exception type, so that the CLI can turn any bad-input problem into a
+clean message instead of a traceback, while callers that treat bad input as a
+programming error still get a ``ValueError``.
+"""
+
+from __future__ import annotations
+
+
+class WorkloadError(ValueError):
+    """A workload file or workload request cannot be turned into a usable Trace.
+
+    The message always says where (file and line when there is one) and what
+    (field, rule or value), because the person reading it has a 300k-line
+    trace in front of them and needs to find the culprit.
+    """

@@ -1,0 +1,453 @@
+"""Read and write the Standard Workload Format (SWF) of the Parallel Workloads Archive.
+
+Reading does two things, in this order:
+
+1. **Parse.**  ``;`` lines are the header: every ``; Key: value`` line goes into
+   ``Trace.header`` (a key that repeats, like ``Note`` or ``Queue``, keeps all its
+   values joined by newlines) and every comment line is kept verbatim in
+   ``Trace.header_lines`` so that :func:`write_swf` can preserve provenance.
+   Every other non-blank line must hold exactly 18 numeric tokens.
+   *Numbers.*  The archive writes integers everywhere except field 6 (average
+   CPU time, e.g. ``142.00`` in CTC-SP2).  We therefore accept any finite
+   decimal number in every field, but fields whose meaning is a count or an
+   identifier (1 job id, 5 allocated procs, 8 requested procs, 11 status,
+   12 user, 13 group, 14 executable, 15 queue, 16 partition, 17 preceding job)
+   must be integral (``4`` or ``4.0``; ``4.5`` is an error).  Time fields
+   (submit, runtime, requested time, ...) may be fractional; integral values
+   are stored as ``int`` so that Batsim JSON gets ``3477`` and not ``3477.0``.
+   A malformed line (wrong field count, non-numeric or non-finite token,
+   fractional count) raises :class:`WorkloadError` naming ``file:line`` and the
+   field.  With ``lenient=True`` it is skipped and counted under
+   ``"malformed_line"`` instead - never silently dropped.
+
+2. **Clean** (SPEC section 1, identical to ``shared/batsim/README.md``,
+   "Workload conversion").  ``procs`` = requested procs (field 8), or
+   allocated procs (field 5) where the request is ``<= 0``.  Rules are applied
+   in the order below and a job is counted under the *first* rule it breaks,
+   so the counts add up to the number of dropped jobs:
+
+   =========================  ==============================================
+   key                        drops a job when
+   =========================  ==============================================
+   ``negative_submit``        submit < 0
+   ``missing_procs``          requested <= 0 and allocated <= 0
+   ``procs_gt_machine``       procs > m
+   ``runtime_le_0``           runtime <= 0
+   ``walltime_le_0``          requested time <= 0 (see ``walltime_fallback``)
+   ``walltime_lt_runtime``    requested time < runtime
+   =========================  ==============================================
+
+   This is the order of the Batsim converter's list; on KTH-SP2 it yields the
+   README's 475 / 8 / 1 and 27,992 kept jobs.  ``"malformed_line"`` (lenient
+   mode) counts lines, which never reach the job rules.
+
+   ``walltime_fallback="runtime"`` is for traces without requested times
+   (``lublin_256`` has -1 there): a job whose requested time is ``<= 0`` gets
+   walltime = runtime instead of being dropped, and is counted under
+   ``"walltime_from_runtime"``.  That key counts *modified*, not dropped, jobs
+   (it is not in :data:`DROP_RULES`).  Note that in Batsim a job whose delay
+   equals its walltime ends as COMPLETED_WALLTIME_REACHED (SPEC section 8), so
+   every such job is reported as walltime-killed although it ran to its end.
+
+   ``m`` is the ``max_procs`` argument, else the header ``MaxProcs``, else
+   ``MaxNodes`` (the leading integer, so ``338 (batch partition; 512 total)``
+   gives 338).  No usable value is an error asking for ``--procs``.
+
+   Kept jobs are sorted by (submit, id); every key of :data:`CLEANING_KEYS` is
+   present in ``Trace.cleaning`` (0 when nothing matched) so reports have a
+   stable shape.  No job left is an error, as are duplicate job ids.
+
+Speed: one ``split()`` and one ``map(int, ...)`` per line on the fast path
+(the fallback per-field parse only runs for lines holding a non-integer
+token); the 312,826-job Curie trace reads and cleans in about a second.
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+import math
+import os
+import re
+from operator import attrgetter
+from pathlib import Path
+from typing import Iterable, Literal
+
+from bftune.workloads.atomic import atomic_write_bytes
+from bftune.workloads.errors import WorkloadError
+from bftune.workloads.model import JobRecord, Trace
+
+#: SWF field names, 1-based position = index + 1 (SPEC section 1).
+FIELD_NAMES: tuple[str, ...] = (
+    "job id",
+    "submit time",
+    "wait time",
+    "run time",
+    "allocated processors",
+    "average cpu time",
+    "used memory",
+    "requested processors",
+    "requested time",
+    "requested memory",
+    "status",
+    "user id",
+    "group id",
+    "executable",
+    "queue",
+    "partition",
+    "preceding job",
+    "think time",
+)
+N_FIELDS = len(FIELD_NAMES)
+
+#: 0-based indexes of the fields that must hold integral values.
+INTEGRAL_FIELDS: frozenset[int] = frozenset({0, 4, 7, 10, 11, 12, 13, 14, 15, 16})
+
+#: Cleaning rules that drop jobs (or lines), in the order they are applied.
+DROP_RULES: tuple[str, ...] = (
+    "malformed_line",
+    "negative_submit",
+    "missing_procs",
+    "procs_gt_machine",
+    "runtime_le_0",
+    "walltime_le_0",
+    "walltime_lt_runtime",
+)
+#: Every key reading puts in ``Trace.cleaning``; the last one counts modified jobs.
+CLEANING_KEYS: tuple[str, ...] = DROP_RULES + ("walltime_from_runtime",)
+
+WalltimeFallback = Literal["runtime"] | None
+
+_GZIP_MAGIC = b"\x1f\x8b"
+# "; Key: value" - the key is one word and the colon must be followed by
+# white space or the end of line, so that continuation lines such as
+# ";              http://www..." are not mistaken for a key "http".
+_HEADER_RE = re.compile(r"^;\s*([A-Za-z][A-Za-z0-9_-]*)\s*:(?:\s+(.*?))?\s*$")
+_LEADING_INT_RE = re.compile(r"^\s*([+-]?\d+)")
+
+
+# --------------------------------------------------------------------------
+# reading
+
+
+def read_swf(
+    path: str | os.PathLike[str],
+    *,
+    max_procs: int | None = None,
+    lenient: bool = False,
+    walltime_fallback: WalltimeFallback = None,
+    name: str | None = None,
+) -> Trace:
+    """Read an SWF file (plain or gzip, detected by magic bytes) into a cleaned Trace.
+
+    ``max_procs`` overrides the header's machine size m (and is what jobs are
+    checked against).  ``name`` defaults to the file name without ``.swf`` /
+    ``.gz``.  See the module docstring for the parsing and cleaning rules.
+    """
+    path = Path(path)
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise WorkloadError(f"{path}: cannot read workload: {exc.strerror or exc}") from exc
+    if raw[:2] == _GZIP_MAGIC:
+        try:
+            raw = gzip.decompress(raw)
+        except (OSError, EOFError, gzip.BadGzipFile) as exc:
+            raise WorkloadError(f"{path}: corrupt gzip data: {exc}") from exc
+    return parse_swf(
+        _decode(raw),
+        source=str(path),
+        max_procs=max_procs,
+        lenient=lenient,
+        walltime_fallback=walltime_fallback,
+        name=name if name is not None else trace_name_from_path(path),
+    )
+
+
+def parse_swf(
+    text: str,
+    *,
+    source: str = "<string>",
+    max_procs: int | None = None,
+    lenient: bool = False,
+    walltime_fallback: WalltimeFallback = None,
+    name: str = "workload",
+) -> Trace:
+    """Parse and clean SWF ``text`` (``source`` is only used in messages and ``Trace.source``)."""
+    if walltime_fallback not in (None, "runtime"):
+        raise ValueError(f"walltime_fallback must be None or 'runtime', not {walltime_fallback!r}")
+    header_lines: list[str] = []
+    header: dict[str, str] = {}
+    rows: list[list[int | float]] = []
+    malformed = 0
+    for lineno, line in enumerate(text.splitlines(), start=1):
+        parts = line.split()
+        if not parts:
+            continue
+        if parts[0][0] == ";":
+            header_lines.append(line.rstrip())
+            _add_header_line(header, line)
+            continue
+        if len(parts) == N_FIELDS:
+            try:
+                rows.append(list(map(int, parts)))
+                continue
+            except ValueError:
+                pass  # not all plain integers: take the careful path below
+        try:
+            rows.append(_parse_fields(parts))
+        except _FieldError as exc:
+            if not lenient:
+                raise WorkloadError(f"{source}:{lineno}: {exc}") from None
+            malformed += 1
+
+    m = _machine_size(header, max_procs, source)
+    jobs, cleaning = clean_rows(rows, m, walltime_fallback=walltime_fallback)
+    cleaning["malformed_line"] = malformed
+    cleaning = {key: cleaning.get(key, 0) for key in CLEANING_KEYS}
+    if not jobs:
+        dropped = ", ".join(f"{k}={v}" for k, v in cleaning.items() if v)
+        raise WorkloadError(
+            f"{source}: no job left after cleaning ({len(rows)} job lines; dropped: {dropped or 'none'})"
+        )
+    _check_unique_ids(jobs, source)
+    return Trace(
+        jobs=jobs,
+        max_procs=m,
+        name=name,
+        header=header,
+        unix_start_time=_header_int(header, "UnixStartTime"),
+        timezone=header.get("TimeZoneString"),
+        cleaning=cleaning,
+        source=source,
+        header_lines=tuple(header_lines),
+    )
+
+
+def clean_rows(
+    rows: Iterable[list[int | float]],
+    max_procs: int,
+    *,
+    walltime_fallback: WalltimeFallback = None,
+) -> tuple[list[JobRecord], dict[str, int]]:
+    """Apply the SPEC section 1 cleaning to parsed 18-field rows.
+
+    Returns the kept jobs sorted by (submit, id) and the per-rule counts (all
+    of :data:`CLEANING_KEYS` but ``malformed_line``).  Separate from parsing
+    so that other readers can reuse the exact same rules.
+    """
+    m = max_procs
+    from_runtime = walltime_fallback == "runtime"
+    neg_submit = missing = too_wide = rt_le0 = wt_le0 = wt_lt_rt = wt_from_rt = 0
+    jobs: list[JobRecord] = []
+    append = jobs.append
+    for v in rows:
+        submit = v[1]
+        if submit < 0:
+            neg_submit += 1
+            continue
+        procs = v[7]
+        if procs <= 0:
+            procs = v[4]
+            if procs <= 0:
+                missing += 1
+                continue
+        if procs > m:
+            too_wide += 1
+            continue
+        runtime = v[3]
+        if runtime <= 0:
+            rt_le0 += 1
+            continue
+        walltime = v[8]
+        if walltime <= 0:
+            if from_runtime:
+                walltime = runtime
+                wt_from_rt += 1
+            else:
+                wt_le0 += 1
+                continue
+        elif walltime < runtime:
+            wt_lt_rt += 1
+            continue
+        append(JobRecord(v[0], submit, procs, runtime, walltime, v[11], v[12], v[13], v[14], v[15], v[10]))
+    jobs.sort(key=attrgetter("submit", "id"))
+    cleaning = {
+        "negative_submit": neg_submit,
+        "missing_procs": missing,
+        "procs_gt_machine": too_wide,
+        "runtime_le_0": rt_le0,
+        "walltime_le_0": wt_le0,
+        "walltime_lt_runtime": wt_lt_rt,
+        "walltime_from_runtime": wt_from_rt,
+    }
+    return jobs, cleaning
+
+
+def dropped_jobs(trace: Trace) -> int:
+    """How many jobs (and malformed lines) cleaning removed: the sum over :data:`DROP_RULES`."""
+    return sum(trace.cleaning.get(key, 0) for key in DROP_RULES)
+
+
+def trace_name_from_path(path: str | os.PathLike[str]) -> str:
+    """``.../KTH-SP2-1996-2.1-cln.swf.gz`` -> ``KTH-SP2-1996-2.1-cln``."""
+    name = Path(path).name
+    for suffix in (".gz", ".swf", ".json"):
+        if name.endswith(suffix):
+            name = name[: -len(suffix)]
+    return name
+
+
+class _FieldError(Exception):
+    """A job line is malformed; the message names the field, the caller adds file:line."""
+
+
+def _parse_fields(parts: list[str]) -> list[int | float]:
+    if len(parts) != N_FIELDS:
+        raise _FieldError(f"expected {N_FIELDS} fields, found {len(parts)}")
+    values: list[int | float] = []
+    for index, token in enumerate(parts):
+        values.append(_parse_number(token, index))
+    return values
+
+
+def _parse_number(token: str, index: int) -> int | float:
+    try:
+        return int(token)
+    except ValueError:
+        pass
+    where = f"field {index + 1} ({FIELD_NAMES[index]})"
+    try:
+        value = float(token)
+    except ValueError:
+        raise _FieldError(f"{where}: {token!r} is not a number") from None
+    if not math.isfinite(value):
+        raise _FieldError(f"{where}: {token!r} is not a finite number")
+    if value.is_integer():
+        return int(value)
+    if index in INTEGRAL_FIELDS:
+        raise _FieldError(f"{where}: {token!r} must be an integer")
+    return value
+
+
+def _add_header_line(header: dict[str, str], line: str) -> None:
+    match = _HEADER_RE.match(line.strip())
+    if match is None:
+        return
+    key, value = match.group(1), match.group(2) or ""
+    if key in header:
+        header[key] = f"{header[key]}\n{value}"
+    else:
+        header[key] = value
+
+
+def _header_int(header: dict[str, str], key: str) -> int | None:
+    value = header.get(key)
+    if value is None:
+        return None
+    match = _LEADING_INT_RE.match(value.split("\n", 1)[0])
+    return int(match.group(1)) if match else None
+
+
+def _machine_size(header: dict[str, str], max_procs: int | None, source: str) -> int:
+    if max_procs is not None:
+        if isinstance(max_procs, bool) or not isinstance(max_procs, int) or max_procs <= 0:
+            raise WorkloadError(f"{source}: max_procs must be a positive integer, not {max_procs!r}")
+        return max_procs
+    for key in ("MaxProcs", "MaxNodes"):
+        value = _header_int(header, key)
+        if value is not None and value > 0:
+            return value
+    raise WorkloadError(
+        f"{source}: the header has no usable MaxProcs or MaxNodes; "
+        "give the machine size explicitly (--procs / max_procs=)"
+    )
+
+
+def _check_unique_ids(jobs: list[JobRecord], source: str) -> None:
+    ids = [job.id for job in jobs]
+    if len(set(ids)) != len(ids):
+        seen: set[int] = set()
+        dup = next(i for i in ids if i in seen or seen.add(i))  # type: ignore[func-returns-value]
+        raise WorkloadError(f"{source}: job id {dup} appears more than once")
+
+
+def _decode(raw: bytes) -> str:
+    # The archive is ASCII, but some headers (Curie's partition names) hold
+    # stray bytes; latin-1 never fails and round-trips bytes exactly.
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return raw.decode("latin-1")
+
+
+# --------------------------------------------------------------------------
+# writing
+
+
+def write_swf(
+    trace: Trace,
+    path: str | os.PathLike[str],
+    *,
+    notes: Iterable[str] = (),
+) -> Path:
+    """Write ``trace`` as SWF (gzip if ``path`` ends with ``.gz``), atomically.
+
+    The trace's original comment lines are kept in order (acknowledgements,
+    provenance), except that ``MaxProcs`` is set to ``trace.max_procs`` (added
+    if absent) and ``MaxJobs`` / ``MaxRecords``, where present, to the number
+    of jobs written: they describe this file.  Each of ``notes`` becomes a
+    ``; Note: ...`` line (e.g. how a resampled trace was made).
+
+    Only what a :class:`JobRecord` holds is written: procs go to both
+    allocated (5) and requested (8) processors, the walltime to field 9, the
+    other fields a JobRecord does not keep (wait, cpu, memory, preceding job,
+    think time) are -1.  Reading the file back gives the same jobs.
+    """
+    path = Path(path)
+    lines = _header_for_writing(trace, list(notes))
+    for job in trace.jobs:
+        lines.append(
+            f"{job.id} {_fmt(job.submit)} -1 {_fmt(job.runtime)} {job.procs} -1 -1 {job.procs} "
+            f"{_fmt(job.walltime)} -1 {job.status} {job.user} {job.group} {job.executable} "
+            f"{job.queue} {job.partition} -1 -1"
+        )
+    data = ("\n".join(lines) + "\n").encode("utf-8")
+    if path.name.endswith(".gz"):
+        buf = io.BytesIO()
+        # mtime=0 and no file name: the same trace always gives the same bytes.
+        with gzip.GzipFile(filename="", mode="wb", fileobj=buf, mtime=0) as gz:
+            gz.write(data)
+        data = buf.getvalue()
+    return atomic_write_bytes(path, data)
+
+
+def _header_for_writing(trace: Trace, notes: list[str]) -> list[str]:
+    n = str(len(trace.jobs))
+    replacements = {"MaxProcs": str(trace.max_procs), "MaxJobs": n, "MaxRecords": n}
+    out: list[str] = []
+    seen_maxprocs = False
+    for line in trace.header_lines:
+        match = _HEADER_RE.match(line.strip())
+        key = match.group(1) if match else None
+        if key in replacements:
+            if key == "MaxProcs":
+                if seen_maxprocs:
+                    continue
+                seen_maxprocs = True
+            out.append(f"; {key}: {replacements[key]}")
+        else:
+            out.append(line)
+    if not seen_maxprocs:
+        out.append(f"; MaxProcs: {trace.max_procs}")
+    out.extend(f"; Note: {note}" for note in notes)
+    return out
+
+
+def _fmt(value: int | float) -> str:
+    """Integral numbers without a decimal point; others with Python's shortest repr."""
+    if isinstance(value, int):
+        return str(value)
+    if float(value).is_integer():
+        return str(int(value))
+    return repr(float(value))
