@@ -1,0 +1,217 @@
+"""Batsim workload JSON: write a Trace the way the golden converter did, and read one back.
+
+The writer reproduces ``shared/batsim/workloads/*.json`` byte for byte (same
+key order, same line layout), so a workload we convert can be diffed against
+the golden one and fed to the same Batsim runs:
+
+.. code-block:: json
+
+    {"nb_res": 100,
+     "jobs": [
+      {"id": "0000015", "subtime": 599850, "res": 4, "walltime": 53940, "profile": "d3477", "user": 12},
+      ...
+     ],
+     "profiles": {
+      "d3477": {"type": "delay", "delay": 3477},
+      ...
+     }
+    }
+
+- ``id`` is the SWF job number zero-padded to one width for the whole file:
+  7 digits, or more if the largest id needs it.  batsched breaks ties between
+  equal release dates by comparing id *strings*; equal-width padding makes that
+  the numeric order.
+- ``profile`` is ``d<runtime>``; one ``delay`` profile per distinct runtime,
+  listed in order of first use.
+- numbers are written as JSON integers when integral (``3477``, not
+  ``3477.0``), otherwise as floats.
+- ``user`` is an extra field that Batsim passes through in JOB_SUBMITTED.
+
+Jobs are written in the trace's (submit, id) order.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from pathlib import Path
+from typing import Any
+
+from bftune.workloads.atomic import atomic_write_text
+from bftune.workloads.errors import WorkloadError
+from bftune.workloads.model import JobRecord, Trace, sort_jobs
+from bftune.workloads.swf import WalltimeFallback, trace_name_from_path
+
+#: Minimum width of zero-padded job ids (what the golden files use).
+MIN_ID_WIDTH = 7
+
+
+def id_width(trace: Trace) -> int:
+    """Width of the zero-padded ids for ``trace``: 7, or the digits of its largest id."""
+    largest = max((job.id for job in trace.jobs), default=0)
+    return max(MIN_ID_WIDTH, len(str(largest)))
+
+
+def batsim_job_id(job_id: int, width: int = MIN_ID_WIDTH) -> str:
+    """``15`` -> ``"0000015"`` (the job name inside workload ``w0``, without the ``w0!`` prefix)."""
+    if job_id < 0:
+        raise WorkloadError(f"job id {job_id} is negative: Batsim ids are zero-padded job numbers")
+    return str(job_id).zfill(width)
+
+
+def profile_name(runtime: int | float) -> str:
+    """The delay profile a job of this runtime uses: ``d3477``."""
+    return f"d{_json_number(runtime)}"
+
+
+def batsim_workload_text(trace: Trace) -> str:
+    """The Batsim workload JSON for ``trace``, as text (see the module docstring)."""
+    width = id_width(trace)
+    job_lines: list[str] = []
+    profiles: dict[str, Any] = {}
+    for job in trace.jobs:
+        runtime = _json_value(job.runtime, job, "runtime")
+        prof = profile_name(runtime)
+        if prof not in profiles:
+            profiles[prof] = runtime
+        entry = {
+            "id": batsim_job_id(job.id, width),
+            "subtime": _json_value(job.submit, job, "submit"),
+            "res": job.procs,
+            "walltime": _json_value(job.walltime, job, "walltime"),
+            "profile": prof,
+            "user": job.user,
+        }
+        job_lines.append("  " + json.dumps(entry))
+    profile_lines = [
+        f"  {json.dumps(name)}: " + json.dumps({"type": "delay", "delay": delay}) for name, delay in profiles.items()
+    ]
+    return (
+        f'{{"nb_res": {trace.max_procs},\n'
+        ' "jobs": [\n' + ",\n".join(job_lines) + "\n ],\n"
+        ' "profiles": {\n' + ",\n".join(profile_lines) + "\n }\n}\n"
+    )
+
+
+def write_batsim_workload(trace: Trace, path: str | os.PathLike[str]) -> Path:
+    """Write ``trace`` as a Batsim workload JSON file, atomically; returns the path."""
+    return atomic_write_text(path, batsim_workload_text(trace))
+
+
+def read_batsim_workload(
+    path: str | os.PathLike[str],
+    *,
+    walltime_fallback: WalltimeFallback = None,
+    name: str | None = None,
+) -> Trace:
+    """Read a Batsim workload JSON file into a Trace (m = ``nb_res``).
+
+    Job ids must be numeric strings (``"0000015"`` -> 15) or integers: our
+    Trace keys jobs by SWF job number.  Runtime comes from the job's
+    ``delay`` profile; other profile types are rejected, since the simulator
+    only models delay jobs.  A job without a positive walltime is an error
+    unless ``walltime_fallback="runtime"`` (then walltime = runtime).  Jobs
+    are returned sorted by (submit, id); every problem names the file and job.
+    """
+    path = Path(path)
+    try:
+        doc = json.loads(Path(path).read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise WorkloadError(f"{path}: cannot read workload: {exc.strerror or exc}") from exc
+    except json.JSONDecodeError as exc:
+        raise WorkloadError(f"{path}:{exc.lineno}: invalid JSON: {exc.msg}") from exc
+    if not isinstance(doc, dict):
+        raise WorkloadError(f"{path}: a Batsim workload is a JSON object")
+    nb_res = doc.get("nb_res")
+    if not _is_int(nb_res) or nb_res <= 0:
+        raise WorkloadError(f"{path}: 'nb_res' must be a positive integer, not {nb_res!r}")
+    profiles = doc.get("profiles", {})
+    raw_jobs = doc.get("jobs")
+    if not isinstance(raw_jobs, list) or not isinstance(profiles, dict):
+        raise WorkloadError(f"{path}: 'jobs' must be a list and 'profiles' an object")
+    jobs: list[JobRecord] = []
+    from_runtime = 0
+    for index, raw in enumerate(raw_jobs):
+        job, used_fallback = _job_from_json(raw, profiles, nb_res, walltime_fallback, f"{path}: job #{index}")
+        from_runtime += used_fallback
+        jobs.append(job)
+    if not jobs:
+        raise WorkloadError(f"{path}: the workload has no jobs")
+    ids = [job.id for job in jobs]
+    if len(set(ids)) != len(ids):
+        raise WorkloadError(f"{path}: a job id appears more than once")
+    cleaning = {"walltime_from_runtime": from_runtime} if walltime_fallback == "runtime" else {}
+    return Trace(
+        jobs=sort_jobs(jobs),
+        max_procs=nb_res,
+        name=name if name is not None else trace_name_from_path(path),
+        cleaning=cleaning,
+        source=str(path),
+    )
+
+
+def _job_from_json(
+    raw: Any, profiles: dict[str, Any], nb_res: int, walltime_fallback: WalltimeFallback, where: str
+) -> tuple[JobRecord, bool]:
+    if not isinstance(raw, dict):
+        raise WorkloadError(f"{where}: a job is a JSON object")
+    raw_id = raw.get("id")
+    where = f"{where} (id {raw_id!r})"
+    if _is_int(raw_id) and raw_id >= 0:
+        job_id = raw_id
+    elif isinstance(raw_id, str) and raw_id.isascii() and raw_id.isdigit():
+        job_id = int(raw_id)
+    else:
+        raise WorkloadError(f"{where}: job ids must be job numbers (digits), e.g. \"0000015\"")
+    submit = _number(raw.get("subtime"), where, "subtime")
+    procs = raw.get("res")
+    if not _is_int(procs) or not 1 <= procs <= nb_res:
+        raise WorkloadError(f"{where}: 'res' must be an integer in 1..{nb_res}, not {procs!r}")
+    prof_name = raw.get("profile")
+    profile = profiles.get(prof_name) if isinstance(prof_name, str) else None
+    if not isinstance(profile, dict):
+        raise WorkloadError(f"{where}: profile {prof_name!r} is not defined in 'profiles'")
+    if profile.get("type") != "delay":
+        raise WorkloadError(f"{where}: profile {prof_name!r} has type {profile.get('type')!r}; only 'delay' is supported")
+    runtime = _number(profile.get("delay"), where, f"delay of profile {prof_name!r}")
+    if runtime <= 0:
+        raise WorkloadError(f"{where}: delay of profile {prof_name!r} must be positive, not {runtime!r}")
+    walltime_raw = raw.get("walltime", -1)
+    walltime = _number(walltime_raw, where, "walltime")
+    used_fallback = False
+    if walltime <= 0:
+        if walltime_fallback != "runtime":
+            raise WorkloadError(f"{where}: no positive walltime ({walltime_raw!r}); use walltime_fallback='runtime'")
+        walltime, used_fallback = runtime, True
+    user = raw.get("user", -1)
+    if not _is_int(user):
+        raise WorkloadError(f"{where}: 'user' must be an integer, not {user!r}")
+    return JobRecord(id=job_id, submit=submit, procs=procs, runtime=runtime, walltime=walltime, user=user), used_fallback
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _number(value: Any, where: str, what: str) -> int | float:
+    if _is_int(value):
+        return value
+    if isinstance(value, float) and math.isfinite(value):
+        return int(value) if value.is_integer() else value
+    raise WorkloadError(f"{where}: {what} must be a number, not {value!r}")
+
+
+def _json_number(value: int | float) -> str:
+    if isinstance(value, int):
+        return str(value)
+    return str(int(value)) if float(value).is_integer() else repr(float(value))
+
+
+def _json_value(value: int | float, job: JobRecord, what: str) -> int | float:
+    if isinstance(value, int):
+        return value
+    value = float(value)
+    if not math.isfinite(value):
+        raise WorkloadError(f"job {job.id}: {what} {value!r} cannot be written to Batsim JSON")
+    return int(value) if value.is_integer() else value
