@@ -1,2 +1,317 @@
-def main():
-    print("hi")
+"""``bftune``: the single command-line entry point.
+
+Every sub-command turns bad input into one clear line (``bftune: error: ...``
+naming the file, line or option) and a non-zero exit, never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+from pathlib import Path
+from typing import Callable
+
+from bftune import __version__
+from bftune.schedulers.config import ConfigError, SchedulerConfig
+from bftune.schedulers.durations import DurationError, parse_duration
+from bftune.schedulers.policies import REGISTRY, formula_of
+from bftune.workloads.errors import WorkloadError
+from bftune.workloads.model import Trace
+
+
+class UsageError(ValueError):
+    """A command-line mistake the parser cannot see (conflicting options...)."""
+
+
+# --- shared option groups ------------------------------------------------------
+
+
+def _workload_options() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(add_help=False)
+    g = p.add_argument_group("workload")
+    src = g.add_mutually_exclusive_group()
+    src.add_argument("--trace", help="SWF trace (.swf or .swf.gz) or Batsim workload JSON")
+    src.add_argument("--synthetic", type=int, metavar="N", help="generate N jobs of the embedded synthetic model")
+    g.add_argument("--procs", type=int, metavar="M", help="machine size m (default: the trace's MaxProcs; 256 for --synthetic)")
+    g.add_argument("--seed", type=int, default=1, help="seed of the synthetic workload (default 1)")
+    g.add_argument("--lenient", action="store_true", help="skip (and count) malformed SWF lines instead of failing")
+    g.add_argument("--walltime-from-runtime", action="store_true",
+                   help="for traces without requested times: use the runtime as walltime (counted in cleaning)")
+    return p
+
+
+def _scheduler_options() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(add_help=False)
+    g = p.add_argument_group("scheduler")
+    g.add_argument("--policy", help="queue order for both EASY queues (default FCFS); see `bftune policies`")
+    g.add_argument("--primary", help="primary queue order Pr (overrides --policy)")
+    g.add_argument("--backfill", dest="backfill_policy", metavar="POLICY",
+                   help="backfilling order Pb (default: the primary order)")
+    g.add_argument("--threshold", default="inf", help="waiting-time threshold Theta: 40h, 2d, 3600, inf (default inf)")
+    g.add_argument("--reservation", default="count", choices=["count", "machines"],
+                   help="reservation model: count (default, the studies') or machines (batsched easy_bf's)")
+    g.add_argument("--no-backfilling", action="store_true", help="strict order, no backfilling")
+    g.add_argument("--kill-after", metavar="DURATION",
+                   help="test option: kill every job once when it has run this long, and requeue it")
+    g.add_argument("--tau", default="10", help="bounded-slowdown constant tau in seconds (default 10)")
+    return p
+
+
+def config_from_args(args: argparse.Namespace) -> SchedulerConfig:
+    options: dict = {}
+    policy = args.primary or args.policy
+    if policy:
+        options["policy"] = policy
+    if args.backfill_policy:
+        options["backfill_policy"] = args.backfill_policy
+    options["threshold"] = args.threshold
+    options["reservation"] = args.reservation
+    if args.no_backfilling:
+        options["backfill"] = False
+    if args.kill_after:
+        options["kill_after"] = args.kill_after
+    return SchedulerConfig.from_options(options)
+
+
+def tau_from_args(args: argparse.Namespace) -> float:
+    tau = parse_duration(args.tau, "--tau", allow_infinite=False)
+    if tau <= 0:
+        raise UsageError("--tau must be positive")
+    return tau
+
+
+def load_trace(args: argparse.Namespace, required: bool = True) -> Trace | None:
+    """The workload named by --trace or --synthetic (cleaned, with its cleaning counts)."""
+    if args.synthetic is not None:
+        from bftune.workloads.synthetic import generate
+
+        if args.synthetic <= 0:
+            raise UsageError("--synthetic needs a positive number of jobs")
+        procs = args.procs or 256
+        if procs <= 0:
+            raise UsageError("--procs must be positive")
+        return generate(args.synthetic, procs, args.seed)
+    if not args.trace:
+        if required:
+            raise UsageError("give a workload: --trace FILE or --synthetic N")
+        return None
+    return read_trace(args.trace, procs=args.procs, lenient=args.lenient,
+                      walltime_from_runtime=args.walltime_from_runtime)
+
+
+def read_trace(path: str, procs: int | None = None, lenient: bool = False, walltime_from_runtime: bool = False) -> Trace:
+    """Read a trace by file type: SWF (plain or gzip) or Batsim workload JSON."""
+    p = Path(path)
+    if not p.exists():
+        raise WorkloadError(f"{p}: no such file")
+    if procs is not None and procs <= 0:
+        raise UsageError("--procs must be positive")
+    if p.suffix == ".json":
+        from bftune.workloads.batsim_json import read_batsim_workload
+
+        trace = read_batsim_workload(p)
+        if procs is not None:
+            trace.max_procs = procs
+        return trace
+    from bftune.workloads.swf import read_swf
+
+    return read_swf(p, max_procs=procs, lenient=lenient,
+                    walltime_fallback="runtime" if walltime_from_runtime else None)
+
+
+# --- commands -------------------------------------------------------------------
+
+
+def cmd_policies(args: argparse.Namespace) -> int:
+    width = max(len(name) for name in REGISTRY)
+    print("Policies (sort key, lowest first; ties: submission time, then job id; wait = now - r):")
+    for policy in REGISTRY.values():
+        dyn = "  [uses wait: re-evaluated every pass]" if policy.dynamic else ""
+        print(f"  {policy.name:<{width}}  {formula_of(policy)}{dyn}")
+    print("\nCompose them: --primary P --backfill Q (EASY-P-Q), --threshold 40h (jobs waiting longer go first, "
+          "by r), --no-backfilling.")
+    return 0
+
+
+def cmd_simulate(args: argparse.Namespace) -> int:
+    from bftune.experiments.local_run import run_local
+    from bftune.experiments.results import format_summary
+
+    config = config_from_args(args)
+    tau = tau_from_args(args)
+    trace = load_trace(args)
+    summary, _ = run_local(trace, config, args.out, tau=tau)
+    print(format_summary(summary))
+    if args.out:
+        print(f"\nwrote {Path(args.out) / 'out_jobs.csv'} and {Path(args.out) / 'summary.json'}")
+    return 0
+
+
+DEMO_VARIANTS: list[tuple[str, dict]] = [
+    ("FCFS, no backfilling", {"policy": "FCFS", "backfill": False}),
+    ("EASY-FCFS", {"policy": "FCFS"}),
+    ("EASY-SPF", {"policy": "SPF"}),
+    ("EASY-SAF", {"policy": "SAF"}),
+    ("EASY-SAF + 40h threshold", {"policy": "SAF", "threshold": "40h"}),
+    ("EASY-FCFS-SPF", {"policy": "FCFS", "backfill_policy": "SPF"}),
+    ("EASY-WFP3", {"policy": "WFP3"}),
+    ("EASY-LCFS + 20h threshold", {"policy": "LCFS", "threshold": "20h"}),
+]
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    from bftune.experiments.local_run import run_local
+
+    n, procs, seed = args.jobs, args.procs, args.seed
+    from bftune.workloads.synthetic import generate
+
+    trace = generate(n, procs, seed)
+    print(f"bftune demo: {len(trace.jobs)} synthetic jobs (Lublin-Feitelson model, seed {seed}) on {procs} processors\n")
+    header = f"{'scheduler':<28}{'AvgWait (s)':>13}{'MaxWait (s)':>13}{'AVGbsld':>10}{'util.':>8}"
+    print(header)
+    print("-" * len(header))
+    out = Path(args.out) if args.out else None
+    rows = []
+    for label, options in DEMO_VARIANTS:
+        config = SchedulerConfig.from_options(options)
+        target = out / label.replace(" ", "_").replace(",", "").replace("+", "plus") if out else None
+        summary, _ = run_local(trace, config, target, tau=10.0)
+        rows.append((label, summary))
+        print(f"{label:<28}{summary['avg_wait']:>13.0f}{summary['max_wait']:>13.0f}"
+              f"{summary['avg_bsld']:>10.2f}{summary['utilization']:>8.3f}")
+    print("\nAVGbsld uses tau = 10 s. Try: bftune simulate --synthetic 5000 --policy SAF --threshold 40h --out results/x")
+    if out:
+        print(f"per-variant out_jobs.csv and summary.json written under {out}")
+    return 0
+
+
+def cmd_convert(args: argparse.Namespace) -> int:
+    from bftune.platforms.generator import write_platform
+    from bftune.workloads.batsim_json import write_batsim_workload
+
+    trace = load_trace(args)
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    wl = write_batsim_workload(trace, out / f"{trace.name}.json")
+    pf = write_platform(trace.max_procs, out / f"platform_{trace.max_procs}.xml")
+    print(f"{len(trace.jobs)} jobs, m = {trace.max_procs}")
+    dropped = {k: v for k, v in trace.cleaning.items() if v}
+    if dropped:
+        print("cleaning: " + ", ".join(f"{k}={v}" for k, v in dropped.items()))
+    print(f"wrote {wl}\nwrote {pf}")
+    return 0
+
+
+def cmd_resample(args: argparse.Namespace) -> int:
+    from bftune.workloads.resample import resample, split_halves
+    from bftune.workloads.swf import write_swf
+
+    trace = load_trace(args)
+    if args.split:
+        train, test = split_halves(trace)
+        trace = train if args.split == "train" else test
+    if args.weeks <= 0:
+        raise UsageError("--weeks must be positive")
+    new = resample(trace, args.weeks, args.seed)
+    out = Path(args.out)
+    if out.parent and not out.parent.exists():
+        out.parent.mkdir(parents=True, exist_ok=True)
+    write_swf(new, out)
+    print(f"wrote {out}: {len(new.jobs)} jobs in {args.weeks} resampled weeks"
+          f"{f' of the {args.split} half' if args.split else ''} (seed {args.seed})")
+    return 0
+
+
+def cmd_download(args: argparse.Namespace) -> int:
+    from bftune.workloads.download import download
+
+    path = download(args.name, args.dest, base_url=args.base_url)
+    print(f"{path}")
+    return 0
+
+
+def _batsim_command(name: str) -> Callable[[argparse.Namespace], int]:
+    def run(args: argparse.Namespace) -> int:
+        from bftune.experiments import batsim_cli
+
+        config = config_from_args(args)
+        trace = load_trace(args)
+        return getattr(batsim_cli, f"cmd_{name}")(trace, config, args)
+
+    run.__name__ = f"cmd_{name}"
+    return run
+
+
+# --- parser -------------------------------------------------------------------------
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="bftune",
+        description="Tune EASY backfilling: simulate locally, or run the same scheduler inside Batsim.",
+    )
+    parser.add_argument("--version", action="version", version=f"bftune {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    wl, sc = _workload_options(), _scheduler_options()
+
+    p = sub.add_parser("demo", help="simulate EASY variants on the embedded synthetic workload")
+    p.add_argument("--jobs", type=int, default=3000, help="number of synthetic jobs (default 3000)")
+    p.add_argument("--procs", type=int, default=128, help="machine size (default 128)")
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--out", help="also write each variant's results under this directory")
+    p.set_defaults(func=cmd_demo)
+
+    p = sub.add_parser("simulate", parents=[wl, sc], help="replay a workload in the local simulator")
+    p.add_argument("--out", help="directory for out_jobs.csv and summary.json")
+    p.set_defaults(func=cmd_simulate)
+
+    p = sub.add_parser("convert", parents=[wl], help="write a Batsim workload JSON and a matching platform")
+    p.add_argument("--out", required=True, help="output directory")
+    p.set_defaults(func=cmd_convert)
+
+    p = sub.add_parser("resample", parents=[wl], help="per-user week resampling of a trace (SPEC section 1)")
+    p.add_argument("--weeks", type=int, required=True)
+    p.add_argument("--split", choices=["train", "test"], help="resample only this half (split at the temporal midpoint)")
+    p.add_argument("--out", required=True, help="output SWF file")
+    p.set_defaults(func=cmd_resample)
+
+    p = sub.add_parser("download", help="download a named Parallel Workloads Archive trace (checksum-verified)")
+    p.add_argument("name", help="trace name, e.g. KTH-SP2")
+    p.add_argument("--dest", default="traces", help="directory to store it in (default ./traces)")
+    p.add_argument("--base-url", help="mirror of the archive (default: the archive itself)")
+    p.set_defaults(func=cmd_download)
+
+    p = sub.add_parser("policies", help="list the queue policies and their formulas")
+    p.set_defaults(func=cmd_policies)
+
+    for name, helptext in (("batsim", "run the scheduler inside real Batsim (starts batsim and our scheduler)"),
+                           ("compare", "run both backends and compare their decisions job by job")):
+        p = sub.add_parser(name, parents=[wl, sc], help=helptext)
+        p.add_argument("--out", required=True, help="output directory")
+        p.add_argument("--batsim", help="path of the batsim executable (default: found on PATH)")
+        p.add_argument("--port", type=int, help="localhost port for the scheduler (default: a free one)")
+        p.add_argument("--timeout", type=float, default=120.0,
+                       help="seconds without any message before the run is declared stalled (default 120)")
+        p.set_defaults(func=_batsim_command(name))
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return 2
+    try:
+        return int(args.func(args) or 0)
+    except (WorkloadError, ConfigError, DurationError, UsageError, FileNotFoundError) as exc:
+        print(f"bftune: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("bftune: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

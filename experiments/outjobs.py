@@ -7,7 +7,6 @@ output, and so that ``bftune compare`` can diff them row by row.
 
 from __future__ import annotations
 
-import csv
 import io
 from pathlib import Path
 from typing import Iterable
@@ -51,15 +50,13 @@ def run_row(run: Run, workload: str = "w0") -> list[str]:
 
 
 def format_out_jobs(runs: Iterable[Run], workload: str = "w0") -> str:
-    buf = io.StringIO()
-    w = csv.writer(buf, lineterminator="\n", quoting=csv.QUOTE_MINIMAL)
-    w.writerow(COLUMNS)
+    """The file's text; like Batsim, the metadata column is always quoted (``""`` when empty)."""
+    lines = [",".join(COLUMNS)]
     for run in runs:
         row = run_row(run, workload)
-        w.writerow(row)
-    # Batsim quotes the metadata column always ("" when empty); mirror it.
-    text = buf.getvalue()
-    return text
+        row[-1] = '"' + row[-1].replace('"', '""') + '"'
+        lines.append(",".join(row))
+    return "\n".join(lines) + "\n"
 
 
 def write_out_jobs(runs: Iterable[Run], path: str | Path, workload: str = "w0") -> Path:
