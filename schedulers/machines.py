@@ -8,7 +8,10 @@ The textual form is Batsim's (``"0-3 7 9-12"``), the same as procset's.
 
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
 from typing import Iterable
+
+_BIG = 1 << 62
 
 Interval = tuple[int, int]  # inclusive bounds
 
@@ -92,7 +95,11 @@ def difference(x: list[Interval], y: list[Interval]) -> list[Interval]:
 
 
 class MachineSet:
-    """A mutable set of machine ids kept as normalised intervals, with its size."""
+    """A mutable set of machine ids kept as normalised intervals, with its size.
+
+    Adding and removing an allocation touches only the intervals around it
+    (binary search), so a fragmented free set of a large machine stays cheap.
+    """
 
     __slots__ = ("intervals", "size")
 
@@ -111,22 +118,46 @@ class MachineSet:
         return taken
 
     def remove(self, alloc: list[Interval]) -> None:
-        # Fast path: the allocation is a prefix of the first interval (the usual
-        # lowest-first case).
+        """Remove ids that are all present (each interval lies inside one free interval)."""
         iv = self.intervals
-        if len(alloc) == 1 and iv and iv[0][0] == alloc[0][0] and alloc[0][1] <= iv[0][1]:
-            a, b = alloc[0]
-            if b == iv[0][1]:
-                del iv[0]
+        removed = 0
+        for a, b in alloc:
+            i = bisect_right(iv, (a, _BIG)) - 1
+            if i < 0 or a < iv[i][0] or b > iv[i][1]:
+                raise ValueError(f"machines {a}-{b} are not all in the set")
+            x, y = iv[i]
+            removed += b - a + 1
+            if x == a:
+                if y == b:
+                    del iv[i]
+                else:
+                    iv[i] = (b + 1, y)
+            elif y == b:
+                iv[i] = (x, a - 1)
             else:
-                iv[0] = (b + 1, iv[0][1])
-        else:
-            self.intervals = difference(iv, alloc)
-        self.size -= count(alloc)
+                iv[i] = (x, a - 1)
+                iv.insert(i + 1, (b + 1, y))
+        self.size -= removed
 
     def add(self, alloc: list[Interval]) -> None:
-        self.intervals = union(self.intervals, alloc)
-        self.size += count(alloc)
+        """Add ids that are all absent, merging with adjacent intervals."""
+        iv = self.intervals
+        added = 0
+        for a, b in alloc:
+            added += b - a + 1
+            i = bisect_left(iv, (a, -1))
+            merge_left = i > 0 and iv[i - 1][1] == a - 1
+            merge_right = i < len(iv) and iv[i][0] == b + 1
+            if merge_left and merge_right:
+                iv[i - 1] = (iv[i - 1][0], iv[i][1])
+                del iv[i]
+            elif merge_left:
+                iv[i - 1] = (iv[i - 1][0], b)
+            elif merge_right:
+                iv[i] = (a, iv[i][1])
+            else:
+                iv.insert(i, (a, b))
+        self.size += added
 
     def __str__(self) -> str:
         return to_string(self.intervals)

@@ -20,11 +20,11 @@ import math
 from dataclasses import dataclass, field
 from typing import Iterator
 
-from sortedcontainers import SortedKeyList, SortedList
+from sortedcontainers import SortedKeyList
 
 from bftune.schedulers.durations import format_duration
 from bftune.schedulers.jobs import Job
-from bftune.schedulers.policies import Policy, get_policy
+from bftune.schedulers.policies import FCFS, Policy, get_policy
 
 
 @dataclass(frozen=True)
@@ -94,7 +94,8 @@ class WaitingQueue:
         self.jobs: dict[str, Job] = {}
         self._fcfs: SortedKeyList = SortedKeyList(key=_fcfs_key)
         self._indexes: dict[tuple, SortedKeyList] = {}
-        self._procs: SortedList = SortedList()
+        self._procs: dict[int, int] = {}  # procs -> number of waiting jobs asking that many
+        self._min_procs = 0  # 0 = unknown, recompute on demand
 
     def __len__(self) -> int:
         return len(self.jobs)
@@ -107,14 +108,24 @@ class WaitingQueue:
             raise ValueError(f"job {job.id} is already waiting")
         self.jobs[job.id] = job
         self._fcfs.add(job)
-        self._procs.add(job.procs)
+        q = job.procs
+        self._procs[q] = self._procs.get(q, 0) + 1
+        if self._min_procs and q < self._min_procs:
+            self._min_procs = q
         for index in self._indexes.values():
             index.add(job)
 
     def remove(self, job: Job) -> None:
         del self.jobs[job.id]
         self._fcfs.remove(job)
-        self._procs.remove(job.procs)
+        q = job.procs
+        left = self._procs[q] - 1
+        if left:
+            self._procs[q] = left
+        else:
+            del self._procs[q]
+            if q == self._min_procs:
+                self._min_procs = 0
         for index in self._indexes.values():
             index.remove(job)
 
@@ -126,12 +137,17 @@ class WaitingQueue:
 
     @property
     def min_procs(self) -> int:
-        return self._procs[0] if self._procs else 0
+        """The smallest request among waiting jobs (0 if none): no backfill below it."""
+        if not self._min_procs and self._procs:
+            self._min_procs = min(self._procs)
+        return self._min_procs
 
     def fcfs(self) -> Iterator[Job]:
         return iter(self._fcfs)
 
     def _index(self, order: Order) -> SortedKeyList:
+        if order.policy.name == "FCFS" and not order.by_class and order.policy is FCFS:
+            return self._fcfs  # the same order: (r, r, id) sorts like (r, id)
         ident = (order.policy.name, id(order.policy), order.by_class)
         index = self._indexes.get(ident)
         if index is None:
