@@ -1,0 +1,98 @@
+"""Our local simulator against real Batsim 4.2.1 + batsched outputs (../shared/batsim).
+
+With the machines reservation model and FCFS, start times, final states and
+allocated resources must equal batsched easy_bf's on every KTH-SP2 job; strict
+FCFS without backfilling must equal batsched fcfs.  The count model must agree
+with easy_bf up to the first documented divergence (jobs 184/185 at t=691379).
+"""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+import pytest
+
+from bftune.experiments.metrics import summarize
+from bftune.experiments.outjobs import read_out_jobs, runs_frame
+from bftune.schedulers import machines as ms
+from bftune.schedulers.config import SchedulerConfig
+from bftune.schedulers.simulator import simulate
+from bftune.workloads.batsim_json import read_batsim_workload
+
+SHARED = Path(__file__).resolve().parents[2] / "shared" / "batsim"
+pytestmark = pytest.mark.skipif(not (SHARED / "golden").is_dir(),
+                                reason=f"golden Batsim data not found at {SHARED} (the shared/ folder beside the checkout)")
+
+
+def _golden(name: str) -> dict[str, dict]:
+    with open(SHARED / "golden" / name / "out_jobs.csv", newline="") as fh:
+        return {row["job_id"]: row for row in csv.DictReader(fh)}
+
+
+@pytest.fixture(scope="module")
+def kth():
+    return read_batsim_workload(SHARED / "workloads" / "kth_sp2.json")
+
+
+def _run(trace, **options):
+    cfg = SchedulerConfig.from_options(options)
+    return simulate(trace.jobs, trace.max_procs, cfg.build(trace.max_procs))
+
+
+def _mismatches(result, golden, compare_alloc=True):
+    bad = []
+    assert {r.id for r in result.runs} == set(golden), "job sets differ"
+    for run in result.runs:
+        g = golden[run.id]
+        same = (float(g["starting_time"]) == run.start and float(g["finish_time"]) == run.end
+                and g["final_state"] == run.state)
+        if compare_alloc:
+            same = same and ms.parse(g["allocated_resources"]) == run.alloc
+        if not same:
+            bad.append((min(run.start, float(g["starting_time"])), run.id, run.start, g["starting_time"]))
+    return sorted(bad)
+
+
+def test_machines_model_reproduces_easy_bf_on_every_kth_job(kth):
+    golden = _golden("kth_sp2_easy_bf")
+    result = _run(kth, policy="FCFS", reservation="machines")
+    assert len(result.runs) == 27992
+    assert _mismatches(result, golden) == []
+
+
+def test_strict_fcfs_reproduces_batsched_fcfs(kth):
+    golden = _golden("kth_sp2_fcfs")
+    result = _run(kth, policy="FCFS", backfill=False)
+    assert _mismatches(result, golden) == []
+
+
+def test_count_model_agrees_until_the_documented_divergence(kth):
+    golden = _golden("kth_sp2_easy_bf")
+    result = _run(kth, policy="FCFS", reservation="count")
+    bad = _mismatches(result, golden, compare_alloc=False)
+    assert bad, "the count model is expected to differ from batsched somewhere"
+    first_time, first_job = bad[0][0], bad[0][1]
+    assert first_time == 691379.0 and first_job in {"0000184", "0000185"}
+
+
+def test_summary_matches_batsims_own_aggregates(kth):
+    """Our metrics on our local run equal Batsim's out_schedule.csv figures."""
+    result = _run(kth, policy="FCFS", reservation="machines")
+    s = summarize(runs_frame(result.runs), kth.max_procs)
+    with open(SHARED / "golden" / "kth_sp2_easy_bf" / "out_schedule.csv", newline="") as fh:
+        sched = next(csv.DictReader(fh))
+    assert s["avg_wait"] == pytest.approx(float(sched["mean_waiting_time"]), abs=1e-6)
+    assert s["max_wait"] == float(sched["max_waiting_time"])
+    assert s["makespan"] == float(sched["makespan"])
+    assert s["walltime_reached"] == 38
+
+
+def test_metrics_read_batsims_out_jobs_with_kills_and_reruns():
+    """The dynamic-requeue run: job 3 killed after 25 s on 4 machines, rerun as 0000003#1."""
+    df = read_out_jobs(SHARED / "transcripts" / "dynamic_requeue_out_jobs.csv")
+    s = summarize(df, 16)
+    assert s["runs"] == 12 and s["jobs"] == 11
+    assert s["killed_runs"] == 1 and s["restarted_jobs"] == 1
+    assert s["wasted_work"] == 25 * 4
+    assert s["mean_rtw"] == pytest.approx(25 / 120)
