@@ -1,0 +1,189 @@
+"""Trace registry and verified downloads (bftune.workloads.download), against a local HTTP server."""
+
+from __future__ import annotations
+
+import functools
+import gzip
+import hashlib
+import http.server
+import threading
+import warnings
+from pathlib import Path
+
+import pytest
+
+from bftune.workloads import download as dl
+from bftune.workloads.download import (
+    REGISTRY,
+    DownloadError,
+    UnpinnedChecksumWarning,
+    download,
+    get_source,
+    sha256_file,
+    trace_names,
+)
+from bftune.workloads.errors import WorkloadError
+
+SHARED_WORKLOADS = Path(__file__).resolve().parents[2] / "shared" / "workloads"
+KTH_FILE = "KTH-SP2-1996-2.1-cln.swf.gz"
+
+
+class _RecordingHandler(http.server.SimpleHTTPRequestHandler):
+    def do_GET(self):  # noqa: N802 - http.server's name
+        self.server.requests.append(self.path)  # type: ignore[attr-defined]
+        super().do_GET()
+
+    def log_message(self, format, *args):  # keep test output quiet
+        pass
+
+
+@pytest.fixture
+def server(tmp_path, monkeypatch):
+    """A local archive mirror: (base_url, root directory, list of requested paths)."""
+    monkeypatch.setenv("no_proxy", "*")
+    monkeypatch.setenv("NO_PROXY", "*")
+    root = tmp_path / "mirror"
+    root.mkdir()
+    handler = functools.partial(_RecordingHandler, directory=str(root))
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    httpd.requests = []  # type: ignore[attr-defined]
+    thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{httpd.server_address[1]}/", root, httpd.requests  # type: ignore[attr-defined]
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+        thread.join(timeout=5)
+
+
+def publish(root: Path, directory: str, filename: str, data: bytes) -> None:
+    (root / directory).mkdir(parents=True, exist_ok=True)
+    (root / directory / filename).write_bytes(data)
+
+
+def kth_bytes() -> bytes:
+    path = SHARED_WORKLOADS / KTH_FILE
+    if not path.exists():
+        pytest.skip(f"shared trace {path} is not available (the ../shared checkout is missing)")
+    return path.read_bytes()
+
+
+def only_file(directory: Path) -> list[str]:
+    return sorted(p.name for p in directory.iterdir())
+
+
+def test_registry_layout_and_lookup():
+    names = trace_names()
+    assert names[:6] == ["kth_sp2", "sdsc_sp2", "ctc_sp2", "hpc2n", "sdsc_blue", "cea_curie"]
+    assert {"anl_intrepid", "unilu_gaia", "kit_fh2", "metacentrum_2013"} <= set(names)
+    kth = REGISTRY["kth_sp2"]
+    assert kth.url() == "https://www.cs.huji.ac.il/labs/parallel/workload/l_kth_sp2/KTH-SP2-1996-2.1-cln.swf.gz"
+    assert kth.url("http://mirror/x") == "http://mirror/x/l_kth_sp2/KTH-SP2-1996-2.1-cln.swf.gz"
+    assert get_source("KTH-SP2-1996-2.1-cln") is kth
+    assert get_source(" kth-sp2-1996-2.1-cln.swf.gz ") is kth
+    assert get_source("KTH_SP2") is kth
+    assert REGISTRY["anl_intrepid"].url().endswith("/l_anl_int/ANL-Intrepid-2009-1.swf.gz")
+    assert REGISTRY["metacentrum_2013"].url().endswith("/l_metacentrum2/METACENTRUM-2013-3.swf.gz")
+    with pytest.raises(WorkloadError, match="unknown trace 'nope'.*kth_sp2"):
+        get_source("nope")
+    for source in REGISTRY.values():
+        assert source.filename.endswith(".swf.gz")
+        assert source.sha256 is None or len(source.sha256) == 64
+
+
+def test_pinned_checksums_match_the_shared_copies():
+    if not SHARED_WORKLOADS.exists():
+        pytest.skip(f"{SHARED_WORKLOADS} is not available (the ../shared checkout is missing)")
+    for source in list(REGISTRY.values())[:6]:
+        assert source.sha256 == sha256_file(SHARED_WORKLOADS / source.filename), source.name
+
+
+def test_download_verifies_and_then_reuses(server, tmp_path):
+    base_url, root, requests = server
+    data = kth_bytes()
+    publish(root, "l_kth_sp2", KTH_FILE, data)
+    dest_dir = tmp_path / "traces" / "nested"
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a pinned trace gives no warning
+        path = download("kth_sp2", dest_dir, base_url=base_url)
+    assert path == dest_dir / KTH_FILE
+    assert path.read_bytes() == data
+    assert only_file(dest_dir) == [KTH_FILE]  # no temporary file left
+    assert requests == [f"/l_kth_sp2/{KTH_FILE}"]
+
+    # already there with the right checksum: no request at all
+    assert download("kth_sp2", dest_dir, base_url=base_url) == path
+    assert len(requests) == 1
+
+
+def test_corrupted_download_is_rejected_and_removed(server, tmp_path):
+    base_url, root, _ = server
+    data = bytearray(kth_bytes())
+    data[1000] ^= 0xFF
+    publish(root, "l_kth_sp2", KTH_FILE, bytes(data))
+    dest_dir = tmp_path / "traces"
+    with pytest.raises(DownloadError) as info:
+        download("kth_sp2", dest_dir, base_url=base_url)
+    message = str(info.value)
+    assert REGISTRY["kth_sp2"].sha256 in message
+    assert hashlib.sha256(bytes(data)).hexdigest() in message
+    assert "expected" in message and "got" in message
+    assert only_file(dest_dir) == []  # neither the trace nor the temporary file
+
+
+def test_bad_local_copy_is_replaced_good_one_is_kept(server, tmp_path):
+    base_url, root, requests = server
+    data = kth_bytes()
+    publish(root, "l_kth_sp2", KTH_FILE, data)
+    dest_dir = tmp_path / "traces"
+    dest_dir.mkdir()
+    (dest_dir / KTH_FILE).write_bytes(b"truncated")
+    path = download("kth_sp2", dest_dir, base_url=base_url)
+    assert path.read_bytes() == data and len(requests) == 1
+
+    # a good local copy is used even if the mirror now serves garbage
+    publish(root, "l_kth_sp2", KTH_FILE, b"garbage")
+    assert download("kth_sp2", dest_dir, base_url=base_url).read_bytes() == data
+    assert len(requests) == 1
+
+
+def test_unpinned_trace_is_accepted_with_a_warning(server, tmp_path):
+    base_url, root, _ = server
+    body = gzip.compress(b"; MaxProcs: 4\n1 0 -1 10 1 -1 -1 1 20 -1 1 1 1 1 1 1 -1 -1\n")
+    publish(root, "l_kit_fh2", "KIT-FH2-2016-1.swf.gz", body)
+    dest_dir = tmp_path / "traces"
+    with pytest.warns(UnpinnedChecksumWarning, match=hashlib.sha256(body).hexdigest()):
+        path = download("kit_fh2", dest_dir, base_url=base_url)
+    assert path.read_bytes() == body
+    with pytest.warns(UnpinnedChecksumWarning, match="unverified"):
+        assert download("kit_fh2", dest_dir, base_url=base_url) == path
+
+
+def test_error_page_and_missing_file(server, tmp_path):
+    base_url, root, _ = server
+    publish(root, "l_unilu_gaia", "UniLu-Gaia-2014-2.swf.gz", b"<html>moved</html>")
+    dest_dir = tmp_path / "traces"
+    with pytest.raises(DownloadError, match="not a gzip"):
+        download("unilu_gaia", dest_dir, base_url=base_url)
+    with pytest.raises(DownloadError, match="HTTP 404"):
+        download("anl_intrepid", dest_dir, base_url=base_url)
+    assert only_file(dest_dir) == []
+
+
+def test_unreachable_server_and_bad_scheme(tmp_path, monkeypatch):
+    monkeypatch.setenv("no_proxy", "*")
+    with pytest.raises(DownloadError, match="download failed"):
+        download("kth_sp2", tmp_path, base_url="http://127.0.0.1:9/", timeout=5)
+    with pytest.raises(DownloadError, match="scheme"):
+        download("kth_sp2", tmp_path, base_url="ftp://example.org/")
+    assert only_file(tmp_path) == []
+
+
+def test_file_url_mirror(tmp_path):
+    data = kth_bytes()
+    mirror = tmp_path / "mirror"
+    publish(mirror, "l_kth_sp2", KTH_FILE, data)
+    path = download("kth_sp2", tmp_path / "out", base_url=mirror.as_uri())
+    assert path.read_bytes() == data
+    assert dl.sha256_file(path) == REGISTRY["kth_sp2"].sha256
