@@ -1,0 +1,76 @@
+"""``bftune batsim`` and ``bftune compare``: called by ``bftune.experiments.cli``.
+
+Both take an already loaded ``Trace`` and a validated ``SchedulerConfig``
+plus the parsed arguments (``out``, ``batsim``, ``port``, ``timeout``,
+``tau``), print a short report and return the exit status; launcher errors
+(Batsim missing, wrong version, Batsim or the scheduler failing, a stall)
+become one ``bftune: error: ...`` message and status 1, never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from bftune.experiments.batsim_run import BatsimError, compare_backends, run_batsim
+from bftune.experiments.compare import format_report
+from bftune.experiments.results import format_summary
+from bftune.schedulers.config import SchedulerConfig
+from bftune.schedulers.durations import parse_duration
+from bftune.workloads.model import Trace
+
+
+def _tau(args: argparse.Namespace) -> float:
+    tau = getattr(args, "tau", 10.0)
+    tau = parse_duration(tau, "--tau", allow_infinite=False) if tau is not None else 10.0
+    if tau <= 0:
+        raise ValueError("--tau must be positive")
+    return tau
+
+
+def _common(args: argparse.Namespace) -> dict:
+    timeout = getattr(args, "timeout", None)
+    return {
+        "batsim": getattr(args, "batsim", None),
+        "tau": _tau(args),
+        "port": getattr(args, "port", None),
+        "timeout": 120.0 if timeout is None else float(timeout),
+    }
+
+
+def _error(exc: Exception) -> int:
+    print(f"bftune: error: {exc}", file=sys.stderr)
+    return 1
+
+
+def cmd_batsim(trace: Trace, config: SchedulerConfig, args: argparse.Namespace) -> int:
+    """Run the configuration inside real Batsim; results and summary.json in ``args.out``."""
+    out = Path(args.out)
+    try:
+        summary = run_batsim(trace, config, out, progress=True, **_common(args))
+    except BatsimError as exc:
+        return _error(exc)
+    print(format_summary(summary))
+    share = summary.get("scheduler_share")
+    if share is not None:
+        print(f"{'scheduler share':<22}{share:.1%} of {summary['simulation_seconds']:.1f} s wall time")
+    for warning in summary.get("warnings", []):
+        print(f"warning: {warning}", file=sys.stderr)
+    print(f"\nwrote Batsim's outputs and summary.json in {out}")
+    return 0
+
+
+def cmd_compare(trace: Trace, config: SchedulerConfig, args: argparse.Namespace) -> int:
+    """Run both backends; report job-by-job differences; non-zero exit status on any mismatch."""
+    out = Path(args.out)
+    try:
+        report = compare_backends(trace, config, out, progress=True, **_common(args))
+    except BatsimError as exc:
+        return _error(exc)
+    print(format_report(report))
+    share = report.get("scheduler_share")
+    if share is not None:
+        print(f"scheduler share of Batsim's run: {share:.1%}")
+    print(f"\nwrote {out / 'local'}, {out / 'batsim'} and {out / 'compare.json'}")
+    return 0 if report["mismatches"] == 0 else 1

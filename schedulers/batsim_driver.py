@@ -1,0 +1,397 @@
+"""The Batsim driver: Batsim messages in, Batsim replies out, decisions by the core.
+
+``BatsimDriver(config).handle(message) -> reply`` is pure message-in /
+message-out (no sockets, no clock): the socket loop
+(``bftune.schedulers.batsim_socket``), the pybatsim entry point
+(``schedulers/bftuneEasy.py``) and the transcript replay tests all use it.
+
+It feeds the decision core exactly what the local simulator
+(``bftune.schedulers.simulator``) feeds it, in the same grouping, so both
+backends take the same decisions:
+
+- one Batsim message is one batch, treated as a set: first every
+  JOB_COMPLETED frees its machines (``core.end``), then JOB_KILLED
+  acknowledgements are handled, then every JOB_SUBMITTED joins the queue in
+  (subtime, id) order (``core.submit``), then ONE pass (``core.decide(now)``).
+  Messages that carry no job event and no REQUESTED_CALL
+  (SIMULATION_BEGINS, a lone NOTIFY, SIMULATION_ENDS) get no pass, because
+  the local simulator has no pass there either;
+- the pass's decisions become the reply, every event stamped with the
+  message's ``now`` (no time consumption): starts -> EXECUTE_JOB with the
+  job's interval allocation, kills -> one KILL_JOB, wake-ups -> CALL_ME_LATER
+  (each time requested once);
+- a kill with a requeue: Batsim answers KILL_JOB with a message holding
+  JOB_COMPLETED(COMPLETED_KILLED) + JOB_KILLED (the local simulator's kill
+  acknowledgement batch).  On JOB_KILLED the driver registers the rerun as a
+  dynamic job ``<workload>!<id>#<n>`` re-using the killed job's profile,
+  with pybatsim's resubmission metadata; Batsim acknowledges it with a
+  JOB_SUBMITTED in a message of its own (the local simulator's rerun
+  batch), and only then is the prepared rerun ``Job`` (original r_j kept)
+  submitted to the core;
+- with dynamic jobs enabled, Batsim ends only after NOTIFY
+  registration_finished: the driver sends it once Batsim has said
+  no_more_static_job_to_submit and nothing is waiting, running, being killed
+  or awaiting resubmission.
+
+Job mapping: Batsim id ``w0!0000015`` -> core ``Job(id="0000015",
+seq=15, submit=subtime, procs=res, walltime=walltime, user=user)``.  Names
+that are not numbers get ``seq`` from a counter starting at 2**62 (after
+every job number, in order of arrival).  Jobs that can never run (more
+processors than the machine, no positive walltime) are rejected with
+REJECT_JOB and listed in ``warnings``.
+
+Every protocol violation raises :class:`ProtocolError` (malformed input, an
+unknown event, a completion of a job that is not running...), and a Batsim
+started without the options a configuration needs raises
+:class:`BatsimSetupError` naming the missing batsim flags.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Callable
+
+from bftune.schedulers import machines as ms
+from bftune.schedulers.config import SchedulerConfig
+from bftune.schedulers.core import Core
+from bftune.schedulers.jobs import EndState, Job
+from bftune.schedulers.protocol import (
+    CallMeLater, Event, ExecuteJob, JobCompleted, JobKilled, JobSubmitted, KillJob, Notify, ProtocolError,
+    RegisterJob, RejectJob, RequestedCall, ResourceStateChanged, SetJobMetadata, SimulationBegins, SimulationEnds,
+    message, parse_message, split_job_id,
+)
+
+#: batsim flags a configuration that kills and requeues jobs needs.
+DYNAMIC_JOB_FLAGS = ("--enable-dynamic-jobs", "--acknowledge-dynamic-jobs", "--enable-profile-reuse")
+_FLAG_OF_CONFIG = {
+    "dynamic-jobs-enabled": "--enable-dynamic-jobs",
+    "dynamic-jobs-acknowledged": "--acknowledge-dynamic-jobs",
+    "profile-reuse-enabled": "--enable-profile-reuse",
+}
+_NON_NUMERIC_SEQ = 2 ** 62
+_END_STATES = {s.value: s for s in EndState}
+
+
+class BatsimSetupError(RuntimeError):
+    """Batsim was started without an option this scheduler configuration needs."""
+
+
+@dataclass(slots=True)
+class _Entry:
+    """A job Batsim told us about."""
+
+    job: Job
+    workload: str
+    profile: str
+    raw: dict  # the job object of JOB_SUBMITTED
+    done: bool = False
+
+
+@dataclass
+class DriverStats:
+    messages: int = 0
+    events_in: int = 0
+    events_out: int = 0
+    passes: int = 0
+    submitted: int = 0
+    started: int = 0
+    completed: int = 0  # runs ended (any state)
+    killed: int = 0  # runs ended as COMPLETED_KILLED
+    walltime_reached: int = 0
+    rejected: int = 0
+    reruns: int = 0  # reruns registered
+    busy_seconds: float = 0.0  # time spent inside handle()
+
+    def as_dict(self) -> dict:
+        return {k: (round(v, 6) if isinstance(v, float) else v) for k, v in self.__dict__.items()}
+
+
+@dataclass
+class _Batch:
+    begins: SimulationBegins | None = None
+    ends: SimulationEnds | None = None
+    completed: list[JobCompleted] = field(default_factory=list)
+    killed: list[JobKilled] = field(default_factory=list)
+    submitted: list[JobSubmitted] = field(default_factory=list)
+    calls: int = 0
+    notifies: list[Notify] = field(default_factory=list)
+
+
+class BatsimDriver:
+    """Maps Batsim messages onto a decision core built from ``config``.
+
+    ``core_factory(m)`` replaces ``config.build`` (tests use it to script
+    decisions).  After SIMULATION_ENDS, ``finished`` is true and further
+    messages are errors.
+    """
+
+    def __init__(self, config: SchedulerConfig | None = None, *,
+                 core_factory: Callable[[int], Core] | None = None) -> None:
+        self.config = config if config is not None else SchedulerConfig()
+        self._core_factory = core_factory or self.config.build
+        self.core: Core | None = None
+        self.begins: SimulationBegins | None = None
+        self.started = False
+        self.finished = False
+        self.now = 0.0
+        self.dynamic = False
+        self.no_more_static = False
+        self.registration_finished_sent = False
+        self.stats = DriverStats()
+        self.warnings: list[str] = []
+        self._jobs: dict[str, _Entry] = {}  # Batsim id -> entry
+        self._batsim_id: dict[str, str] = {}  # core job id -> Batsim id
+        self._requeue: dict[str, Job] = {}  # Batsim id of a run being killed -> its rerun
+        self._awaiting: dict[str, Job] = {}  # Batsim id of a registered rerun -> prepared Job
+        self._calls: set[float] = set()  # CALL_ME_LATER times asked and not yet called
+        self._next_seq = _NON_NUMERIC_SEQ
+
+    # --- public --------------------------------------------------------------------------
+
+    def handle(self, raw: dict) -> dict:
+        """One Batsim message (decoded JSON) -> the reply to send (a dict)."""
+        t0 = time.perf_counter()
+        try:
+            return self._handle(raw)
+        finally:
+            self.stats.busy_seconds += time.perf_counter() - t0
+
+    @property
+    def m(self) -> int:
+        return self.core.m if self.core is not None else 0
+
+    def needs_requeue(self) -> bool:
+        """Whether this configuration kills and requeues jobs (needs dynamic jobs in Batsim)."""
+        return self.config.kill_after is not None
+
+    def idle(self) -> bool:
+        core = self.core
+        return (core is None or (not core.queue.jobs and not core.machine.running and not core.killing)) \
+            and not self._requeue and not self._awaiting
+
+    def progress(self) -> dict:
+        """A snapshot for progress displays."""
+        core = self.core
+        return {"now": self.now, "messages": self.stats.messages, "submitted": self.stats.submitted,
+                "completed": self.stats.completed, "waiting": len(core.queue.jobs) if core else 0,
+                "running": len(core.machine.running) if core else 0}
+
+    # --- one message -----------------------------------------------------------------------
+
+    def _handle(self, raw: dict) -> dict:
+        if self.finished:
+            raise ProtocolError("Batsim sent a message after SIMULATION_ENDS")
+        msg = parse_message(raw, "batsim")
+        now = msg.now
+        if now < self.now:
+            raise ProtocolError(f"Batsim message at now={now}: time went backwards (previous message at now={self.now})")
+        self.stats.messages += 1
+        self.stats.events_in += len(msg.events)
+        batch = self._sort(msg.events, now)
+        if batch.begins is not None:
+            self._begin(batch.begins, now)
+        elif not self.started:
+            kinds = ", ".join(e.TYPE for e in msg.events) or "no event"
+            raise ProtocolError(f"Batsim message at now={now}: the first message must hold SIMULATION_BEGINS, got {kinds}")
+        self.now = now
+        out: list[Event] = []  # rejections, then the pass's starts, kills and wake-ups
+        registrations: list[Event] = []
+        for ev in batch.completed:
+            self._complete(ev, now)
+        for ev in batch.killed:
+            self._killed(ev, now, registrations)
+        for ev in sorted(batch.submitted, key=lambda e: (e.subtime, e.job_id)):
+            self._submit(ev, now, out)
+        if batch.calls:
+            self._calls = {t for t in self._calls if t > now}
+        for ev in batch.notifies:
+            self._notify(ev, now)
+        if batch.completed or batch.killed or batch.submitted or batch.calls:
+            self._decide(now, out)
+        out.extend(registrations)
+        if batch.ends is not None:
+            self._end(now)
+        elif (self.dynamic and self.no_more_static and not self.registration_finished_sent and self.idle()):
+            out.append(Notify(now, type="registration_finished"))
+            self.registration_finished_sent = True
+        self.stats.events_out += len(out)
+        return message(now, out)
+
+    def _sort(self, events: list[Event], now: float) -> _Batch:
+        batch = _Batch()
+        for i, ev in enumerate(events):
+            if isinstance(ev, JobSubmitted):
+                batch.submitted.append(ev)
+            elif isinstance(ev, JobCompleted):
+                batch.completed.append(ev)
+            elif isinstance(ev, JobKilled):
+                batch.killed.append(ev)
+            elif isinstance(ev, RequestedCall):
+                batch.calls += 1
+            elif isinstance(ev, Notify):
+                batch.notifies.append(ev)
+            elif isinstance(ev, SimulationBegins):
+                if batch.begins is not None or self.started:
+                    raise ProtocolError(f"Batsim message at now={now}, event #{i}: a second SIMULATION_BEGINS "
+                                        "(is more than one Batsim connected to this scheduler?)")
+                batch.begins = ev
+            elif isinstance(ev, SimulationEnds):
+                batch.ends = ev
+            elif isinstance(ev, ResourceStateChanged):
+                raise ProtocolError(f"Batsim message at now={now}, event #{i}: unexpected RESOURCE_STATE_CHANGED "
+                                    "(this scheduler never changes resource states)")
+            else:  # pragma: no cover - parse_message only yields the types above
+                raise ProtocolError(f"Batsim message at now={now}, event #{i}: unexpected {ev.TYPE}")
+        return batch
+
+    # --- events ------------------------------------------------------------------------------
+
+    def _begin(self, ev: SimulationBegins, now: float) -> None:
+        m = ev.nb_compute_resources
+        ids = sorted(ev.compute_resource_ids)
+        if ids != list(range(m)):
+            raise ProtocolError(f"SIMULATION_BEGINS: compute resource ids must be 0..{m - 1}, got {ids[:5]}...")
+        if ev.allow_compute_sharing:
+            self.warnings.append("Batsim allows compute sharing; this scheduler never shares a machine")
+        self.begins = ev
+        self.dynamic = ev.dynamic_jobs_enabled
+        self.started = True
+        if self.needs_requeue():
+            self._check_dynamic("this configuration kills and requeues jobs (kill_after)")
+        self.core = self._core_factory(m)
+
+    def _check_dynamic(self, why: str) -> None:
+        cfg = self.begins.config if self.begins is not None else {}
+        missing = [flag for key, flag in _FLAG_OF_CONFIG.items() if not cfg.get(key, False)]
+        if missing:
+            raise BatsimSetupError(f"{why}, which needs Batsim's dynamic jobs: start batsim with "
+                                   f"{' '.join(DYNAMIC_JOB_FLAGS)} (missing: {' '.join(missing)})")
+
+    def _entry(self, job_id: str, what: str, now: float) -> _Entry:
+        entry = self._jobs.get(job_id)
+        if entry is None:
+            raise ProtocolError(f"Batsim message at now={now}: {what} for job {job_id!r}, which was never submitted")
+        return entry
+
+    def _complete(self, ev: JobCompleted, now: float) -> None:
+        entry = self._entry(ev.job_id, "JOB_COMPLETED", now)
+        job = entry.job
+        if entry.done or job.id not in self.core.machine.running:
+            where = "has already ended" if entry.done else "was never started"
+            raise ProtocolError(f"Batsim message at now={now}: JOB_COMPLETED for job {ev.job_id!r}, which {where}")
+        state = _END_STATES.get(ev.job_state)
+        if state is None:
+            raise ProtocolError(f"Batsim message at now={now}: job {ev.job_id!r} ended as {ev.job_state}, which this "
+                                "scheduler does not handle (it runs delay jobs only)")
+        expected = ms.to_string(job.alloc or [])
+        if ev.alloc and ev.alloc != expected and ms.parse(ev.alloc) != job.alloc:
+            raise ProtocolError(f"Batsim message at now={now}: JOB_COMPLETED for {ev.job_id!r} reports alloc "
+                                f"{ev.alloc!r}, but it was started on {expected!r}")
+        if state is not EndState.COMPLETED_KILLED and self._requeue.pop(ev.job_id, None) is not None:
+            self.warnings.append(f"job {ev.job_id} ended ({ev.job_state}) before its kill took effect; not requeued")
+        entry.done = True
+        self.core.end(job.id, now, state)
+        self.stats.completed += 1
+        if state is EndState.COMPLETED_KILLED:
+            self.stats.killed += 1
+        elif state is EndState.COMPLETED_WALLTIME_REACHED:
+            self.stats.walltime_reached += 1
+
+    def _killed(self, ev: JobKilled, now: float, out: list[Event]) -> None:
+        for job_id in ev.job_ids:
+            entry = self._entry(job_id, "JOB_KILLED", now)
+            rerun = self._requeue.pop(job_id, None)
+            if not entry.done:
+                raise ProtocolError(f"Batsim message at now={now}: JOB_KILLED for {job_id!r} without its "
+                                    "JOB_COMPLETED (COMPLETED_KILLED)")
+            if rerun is None:
+                continue
+            self._check_dynamic(f"job {job_id} was killed to be requeued")
+            rerun_id = f"{entry.workload}!{rerun.id}"
+            job = {"profile": entry.profile, "id": rerun_id, "res": rerun.procs,
+                   "walltime": entry.raw.get("walltime", rerun.walltime), "subtime": now}
+            out.append(RegisterJob(now, job_id=rerun_id, job=job))
+            metadata = {"parent_job": f"{entry.workload}!{rerun.first_id}", "nb_resubmit": rerun.attempt}
+            out.append(SetJobMetadata(now, job_id=rerun_id, metadata=str(metadata)))
+            self._awaiting[rerun_id] = rerun
+            self.stats.reruns += 1
+
+    def _submit(self, ev: JobSubmitted, now: float, out: list[Event]) -> None:
+        job_id = ev.job_id
+        if job_id in self._jobs:
+            raise ProtocolError(f"Batsim message at now={now}: job {job_id!r} was submitted twice")
+        workload, name = split_job_id(job_id)
+        job = self._awaiting.pop(job_id, None)
+        if job is None:
+            reason = None
+            if ev.res > self.core.m:
+                reason = f"asks for {ev.res} processors; the machine has {self.core.m}"
+            elif ev.walltime <= 0:
+                reason = "has no positive walltime"
+            if reason is not None:
+                out.append(RejectJob(now, job_id=job_id))
+                self.warnings.append(f"rejected job {job_id}: it {reason}")
+                self.stats.rejected += 1
+                return
+            if name.isascii() and name.isdigit():
+                seq = int(name)
+            else:
+                seq = self._next_seq
+                self._next_seq += 1
+            job = Job(id=name, seq=seq, submit=ev.subtime, procs=ev.res, walltime=ev.walltime, user=ev.user)
+        if job.id in self._batsim_id:
+            raise ProtocolError(f"Batsim message at now={now}: job {job_id!r} has the same name as "
+                                f"{self._batsim_id[job.id]!r}; this scheduler needs job names unique across workloads")
+        self._jobs[job_id] = _Entry(job, workload, ev.profile_name, ev.job)
+        self._batsim_id[job.id] = job_id
+        self.core.submit(job, now)
+        self.stats.submitted += 1
+
+    def _notify(self, ev: Notify, now: float) -> None:
+        if ev.type == "no_more_static_job_to_submit":
+            self.no_more_static = True
+        elif ev.type == "no_more_external_event_to_occur":
+            pass
+        else:
+            raise ProtocolError(f"Batsim message at now={now}: unexpected NOTIFY {ev.type!r} "
+                                "(external machine events are not supported: the machine is fixed)")
+
+    def _decide(self, now: float, out: list[Event]) -> None:
+        decisions = self.core.decide(now)
+        self.stats.passes += 1
+        ids = self._batsim_id
+        for job in decisions.starts:
+            out.append(ExecuteJob(now, job_id=ids[job.id], alloc=ms.to_string(job.alloc)))
+        self.stats.started += len(decisions.starts)
+        if decisions.kills:
+            kill_ids = []
+            for kill in decisions.kills:
+                job_id = ids[kill.job.id]
+                kill_ids.append(job_id)
+                if kill.requeue is not None:
+                    self._check_dynamic(f"the scheduler killed job {job_id} to requeue it")
+                    self._requeue[job_id] = kill.requeue
+            out.append(KillJob(now, job_ids=tuple(kill_ids)))
+        for t in decisions.wakeups:
+            if t not in self._calls:
+                self._calls.add(t)
+                out.append(CallMeLater(now, at=float(t)))
+
+    def _end(self, now: float) -> None:
+        self.finished = True
+        core = self.core
+        left = len(core.queue.jobs) + len(core.machine.running) + len(self._awaiting)
+        if left:
+            self.warnings.append(f"Batsim ended the simulation at t={now} with {len(core.queue.jobs)} jobs waiting, "
+                                 f"{len(core.machine.running)} running and {len(self._awaiting)} reruns not submitted")
+
+    # --- results --------------------------------------------------------------------------
+
+    def report(self) -> dict:
+        """What the core's hooks report, plus the driver's counters and warnings."""
+        out = dict(self.core.report()) if self.core is not None else {}
+        out["driver"] = self.stats.as_dict()
+        if self.warnings:
+            out["warnings"] = list(self.warnings)
+        return out

@@ -1,0 +1,159 @@
+"""Our own minimal ZeroMQ REP loop between Batsim and a ``BatsimDriver``.
+
+Batsim connects a REQ socket to the scheduler's REP socket and sends one
+message per simulated instant; every message gets exactly one reply.  This
+loop adds what pybatsim's lacks:
+
+- it binds to ``127.0.0.1`` unless told otherwise (a free port by default);
+- a receive timeout once the simulation has begun (``timeout``), and an
+  optional one for Batsim's first message (``first_timeout``);
+- Batsim closing the connection mid-run is noticed at once (a ZeroMQ socket
+  monitor reports the TCP disconnection), not only after the timeout;
+- ``should_stop()`` is polled between messages, so a supervisor (the
+  launcher's watchdog) can stop the loop when Batsim's process died;
+- a failure while Batsim waits for a reply is answered with an error text
+  that is not JSON, so a Batsim started by hand stops with a parse error
+  instead of waiting forever; then the error is raised to the caller;
+- ``busy_seconds`` counts the time from a received message to its sent
+  reply (JSON decoding, the driver, JSON encoding): the scheduler's share.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Callable
+
+import zmq
+from zmq.utils.monitor import recv_monitor_message
+
+from bftune.schedulers.protocol import ProtocolError
+
+DEFAULT_HOST = "127.0.0.1"
+
+
+class BatsimConnectionError(RuntimeError):
+    """Batsim stopped talking: timeout, closed connection, or a stop request."""
+
+
+def bind_rep(endpoint: str | None = None, *, port: int | None = None, host: str = DEFAULT_HOST,
+             context: zmq.Context | None = None) -> tuple[zmq.Socket, str]:
+    """A bound REP socket and its actual endpoint (``tcp://127.0.0.1:<free port>`` by default)."""
+    ctx = context or zmq.Context.instance()
+    sock = ctx.socket(zmq.REP)
+    sock.setsockopt(zmq.LINGER, 0)
+    try:
+        if endpoint:
+            sock.bind(endpoint)
+        elif port:
+            sock.bind(f"tcp://{host}:{port}")
+        else:
+            sock.bind_to_random_port(f"tcp://{host}")
+    except zmq.ZMQError as exc:
+        sock.close(0)
+        where = endpoint or f"tcp://{host}:{port or '<random>'}"
+        raise BatsimConnectionError(f"cannot listen on {where}: {exc}") from None
+    return sock, sock.getsockopt_string(zmq.LAST_ENDPOINT)
+
+
+class Connection:
+    """One REP socket serving one Batsim; ``exchange(driver)`` handles one message."""
+
+    def __init__(self, socket: zmq.Socket, *, timeout: float | None = 120.0, first_timeout: float | None = None,
+                 poll_interval: float = 0.2, should_stop: Callable[[], str | None] | None = None,
+                 watch_disconnect: bool = True) -> None:
+        self.socket = socket
+        self.timeout = timeout
+        self.first_timeout = first_timeout
+        self.poll_ms = max(1, int(poll_interval * 1000))
+        self.should_stop = should_stop
+        self.poller = zmq.Poller()
+        self.poller.register(socket, zmq.POLLIN)
+        self.monitor: zmq.Socket | None = None
+        if watch_disconnect:
+            self.monitor = socket.get_monitor_socket(zmq.EVENT_DISCONNECTED)
+            self.poller.register(self.monitor, zmq.POLLIN)
+        self.busy_seconds = 0.0
+        self.messages = 0
+        self.last_message = time.monotonic()
+        self.closed = False
+
+    @property
+    def endpoint(self) -> str:
+        return self.socket.getsockopt_string(zmq.LAST_ENDPOINT)
+
+    def _wait(self, driver) -> None:
+        """Block until a message is ready; raise on timeout, disconnection or stop."""
+        start = time.monotonic()
+        while True:
+            ready = dict(self.poller.poll(self.poll_ms))
+            if self.socket in ready:
+                return
+            if self.monitor is not None and self.monitor in ready:
+                event = recv_monitor_message(self.monitor)
+                if event["event"] == zmq.EVENT_DISCONNECTED and driver.started and not driver.finished:
+                    raise BatsimConnectionError(
+                        f"Batsim closed the connection in the middle of the simulation (last message at "
+                        f"t={driver.now:g}, {self.messages} messages exchanged, no SIMULATION_ENDS)")
+            if self.should_stop is not None:
+                reason = self.should_stop()
+                if reason:
+                    raise BatsimConnectionError(reason)
+            limit = self.timeout if driver.started else self.first_timeout
+            if limit is not None and time.monotonic() - start > limit:
+                if driver.started:
+                    raise BatsimConnectionError(
+                        f"no message from Batsim for {limit:g} s (last one at simulated t={driver.now:g}, "
+                        f"{self.messages} messages exchanged): Batsim stalled or died")
+                raise BatsimConnectionError(f"Batsim did not connect to {self.endpoint} within {limit:g} s")
+
+    def exchange(self, driver) -> bool:
+        """Receive one message, answer it; False once the simulation has ended."""
+        self._wait(driver)
+        raw = self.socket.recv()
+        self.last_message = time.monotonic()
+        t0 = time.perf_counter()
+        try:
+            try:
+                msg = json.loads(raw)
+            except ValueError as exc:
+                text = raw[:200].decode("utf-8", "replace")
+                raise ProtocolError(f"message #{self.messages} from Batsim is not valid JSON ({exc}): {text!r}") from None
+            reply = driver.handle(msg)
+            data = json.dumps(reply, separators=(",", ":"))
+        except BaseException as exc:
+            self._abort(exc)
+            raise
+        self.socket.send_string(data)
+        self.messages += 1
+        self.busy_seconds += time.perf_counter() - t0
+        return not driver.finished
+
+    def _abort(self, exc: BaseException) -> None:
+        """Answer the pending request with a non-JSON error text: Batsim stops on it."""
+        try:
+            self.socket.send_string(f"bftune scheduler error: {type(exc).__name__}: {exc}", zmq.NOBLOCK)
+        except zmq.ZMQError:
+            pass
+
+    def close(self) -> None:
+        if self.closed:
+            return
+        self.closed = True
+        if self.monitor is not None:
+            try:
+                self.socket.disable_monitor()
+            except zmq.ZMQError:
+                pass
+            self.monitor.close(0)
+        self.socket.close(0)
+
+
+def serve(driver, connection: Connection, on_message: Callable[[object], None] | None = None) -> None:
+    """Answer Batsim until SIMULATION_ENDS; the connection is closed in any case."""
+    try:
+        while connection.exchange(driver):
+            if on_message is not None:
+                on_message(driver)
+    finally:
+        connection.close()
