@@ -10,7 +10,6 @@ walltime unless a predictor (or a clairvoyant baseline) says otherwise, while
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
 from enum import Enum
 
 from bftune.schedulers.machines import Interval
@@ -26,39 +25,52 @@ class EndState(str, Enum):
     COMPLETED_KILLED = "COMPLETED_KILLED"
 
 
-@dataclass(slots=True, eq=False)
 class Job:
     """One run of a job, as the scheduler knows it.
 
     A requeued job is a *new run*: a new ``id`` (``<origin>#<n>``, Batsim's
     naming for resubmissions) that keeps the original ``submit`` time and
     ``seq``, so priorities and tie-breaks are those of the original job.
+
+    A hand-written slots class rather than a dataclass: the simulator creates
+    one per job of traces with 300,000 jobs, and this is on its hot path.
     """
 
-    id: str  # run name without workload prefix, e.g. "0000015" or "0000015#1"
-    seq: int  # tie-break after submit time: the SWF job number
-    submit: float  # r_j of the original submission
-    procs: int  # q_j
-    walltime: float  # p~_j, the kill time
-    user: int = -1
-    estimate: float = 0.0  # planning duration; 0 means "use the walltime"
-    origin: str = ""  # id of the first run; "" for a first run
-    attempt: int = 0  # number of earlier killed runs of this job
-    qclass: int = 0  # queue class for split queues (0 first); set by a classifier
-    info: dict = field(default_factory=dict)  # free-form tags (e.g. predicted class)
-    # Running state, set by the core when it starts the job.
-    start: float = -1.0
-    alloc: list[Interval] | None = None
-    expected_end: float = INF
+    __slots__ = ("id", "seq", "submit", "procs", "walltime", "user", "estimate", "origin", "attempt", "qclass",
+                 "info", "start", "alloc", "expected_end")
 
-    def __post_init__(self) -> None:
-        if self.estimate <= 0:
-            self.estimate = self.walltime
+    def __init__(self, id: str, seq: int, submit: float, procs: int, walltime: float, user: int = -1,
+                 estimate: float = 0.0, origin: str = "", attempt: int = 0, qclass: int = 0,
+                 info: dict | None = None) -> None:
+        self.id = id  # run name without workload prefix, e.g. "0000015" or "0000015#1"
+        self.seq = seq  # tie-break after submit time: the SWF job number
+        self.submit = submit  # r_j of the original submission
+        self.procs = procs  # q_j
+        self.walltime = walltime  # p~_j, the kill time
+        self.user = user
+        self.estimate = estimate if estimate > 0 else walltime  # planning duration
+        self.origin = origin  # id of the first run; "" for a first run
+        self.attempt = attempt  # number of earlier killed runs of this job
+        self.qclass = qclass  # queue class for split queues (0 first); set by a classifier
+        self.info = info  # free-form tags (predicted class...), None until a hook sets some
+        # Running state, set by the core when it starts the job.
+        self.start = -1.0
+        self.alloc: list[Interval] | None = None
+        self.expected_end = INF
+
+    def __repr__(self) -> str:
+        return (f"Job({self.id!r}, submit={self.submit:g}, procs={self.procs}, walltime={self.walltime:g}"
+                f"{f', start={self.start:g}' if self.start >= 0 else ''})")
 
     @property
     def first_id(self) -> str:
         """Id of the original run (the job as the workload names it)."""
         return self.origin or self.id
+
+    def tag(self, key: str, value) -> None:
+        if self.info is None:
+            self.info = {}
+        self.info[key] = value
 
     def rerun(self) -> "Job":
         """The next run of this job after a kill: restart from scratch, same r_j."""
@@ -75,5 +87,5 @@ class Job:
             origin=origin,
             attempt=attempt,
             qclass=self.qclass,
-            info=dict(self.info),
+            info=dict(self.info) if self.info else None,
         )

@@ -120,6 +120,19 @@ class MachineSet:
     def remove(self, alloc: list[Interval]) -> None:
         """Remove ids that are all present (each interval lies inside one free interval)."""
         iv = self.intervals
+        k = len(alloc)
+        # Fast path: the allocation is the lowest part of the set (how jobs are placed).
+        if k and iv and iv[0][0] == alloc[0][0] and k <= len(iv) and (k == 1 or iv[: k - 1] == alloc[: k - 1]):
+            a, b = alloc[-1]
+            x, y = iv[k - 1]
+            if x == a and b <= y:
+                if b == y:
+                    del iv[:k]
+                else:
+                    del iv[: k - 1]
+                    iv[0] = (b + 1, y)
+                self.size -= count(alloc)
+                return
         removed = 0
         for a, b in alloc:
             i = bisect_right(iv, (a, _BIG)) - 1

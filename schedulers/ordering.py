@@ -20,11 +20,11 @@ import math
 from dataclasses import dataclass, field
 from typing import Iterator
 
-from sortedcontainers import SortedKeyList
 
 from bftune.schedulers.durations import format_duration
 from bftune.schedulers.jobs import Job
 from bftune.schedulers.policies import FCFS, Policy, get_policy
+from bftune.schedulers.sortedindex import SortedIndex
 
 
 @dataclass(frozen=True)
@@ -47,8 +47,8 @@ class Order:
         """The full sort key of a non-promoted job (ties: r, then id)."""
         k = self.policy.key(job, now)
         if self.by_class:
-            return (job.qclass, k, job.submit, job.seq)
-        return (k, job.submit, job.seq)
+            return (job.qclass, k, job.submit, job.seq, job.id)
+        return (k, job.submit, job.seq, job.id)
 
     def promoted(self, job: Job, now: float) -> bool:
         return now - job.submit > self.threshold
@@ -62,8 +62,8 @@ class Order:
         return s
 
 
-def _fcfs_key(job: Job) -> tuple[float, int]:
-    return (job.submit, job.seq)
+def _fcfs_key(job: Job) -> tuple[float, int, str]:
+    return (job.submit, job.seq, job.id)
 
 
 def _procs(job: Job) -> int:
@@ -92,8 +92,8 @@ class WaitingQueue:
 
     def __init__(self) -> None:
         self.jobs: dict[str, Job] = {}
-        self._fcfs: SortedKeyList = SortedKeyList(key=_fcfs_key)
-        self._indexes: dict[tuple, SortedKeyList] = {}
+        self._fcfs: SortedIndex[Job] = SortedIndex(_fcfs_key)
+        self._indexes: dict[tuple, SortedIndex[Job]] = {}
         self._procs: dict[int, int] = {}  # procs -> number of waiting jobs asking that many
         self._min_procs = 0  # 0 = unknown, recompute on demand
 
@@ -145,13 +145,13 @@ class WaitingQueue:
     def fcfs(self) -> Iterator[Job]:
         return iter(self._fcfs)
 
-    def _index(self, order: Order) -> SortedKeyList:
+    def _index(self, order: Order) -> SortedIndex[Job]:
         if order.policy.name == "FCFS" and not order.by_class and order.policy is FCFS:
             return self._fcfs  # the same order: (r, r, id) sorts like (r, id)
         ident = (order.policy.name, id(order.policy), order.by_class)
         index = self._indexes.get(ident)
         if index is None:
-            index = SortedKeyList(self.jobs.values(), key=_StaticKey(order))
+            index = SortedIndex(_StaticKey(order), self.jobs.values())
             self._indexes[ident] = index
         return index
 

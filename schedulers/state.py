@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from sortedcontainers import SortedKeyList
 
 from bftune.schedulers.jobs import Job
 from bftune.schedulers.machines import Interval, MachineSet
+from bftune.schedulers.sortedindex import SortedIndex
 
 
 def _end_key(job: Job) -> tuple[float, int, str]:
@@ -21,7 +21,7 @@ class MachineState:
         self.m = m
         self.free = MachineSet.full(m)
         self.running: dict[str, Job] = {}
-        self.by_end: SortedKeyList = SortedKeyList(key=_end_key)
+        self.by_end: SortedIndex[Job] = SortedIndex(_end_key)
 
     @property
     def free_count(self) -> int:
