@@ -34,7 +34,8 @@ def _workload_options() -> argparse.ArgumentParser:
     src.add_argument("--trace", help="SWF trace (.swf or .swf.gz) or Batsim workload JSON")
     src.add_argument("--synthetic", type=int, metavar="N", help="generate N jobs of the embedded synthetic model")
     g.add_argument("--procs", type=int, metavar="M", help="machine size m (default: the trace's MaxProcs; 256 for --synthetic)")
-    g.add_argument("--seed", type=int, default=1, help="seed of the synthetic workload (default 1)")
+    g.add_argument("--seed", type=int, default=1,
+                   help="seed of everything random: the synthetic workload and the selectors (default 1)")
     g.add_argument("--lenient", action="store_true", help="skip (and count) malformed SWF lines instead of failing")
     g.add_argument("--walltime-from-runtime", action="store_true",
                    help="for traces without requested times: use the runtime as walltime (counted in cleaning)")
@@ -55,6 +56,14 @@ def _scheduler_options() -> argparse.ArgumentParser:
     g.add_argument("--kill-after", metavar="DURATION",
                    help="test option: kill every job once when it has run this long, and requeue it")
     g.add_argument("--tau", default="10", help="bounded-slowdown constant tau in seconds (default 10)")
+    g = p.add_argument_group("online policy selection (SPEC section 4)")
+    g.add_argument("--selector", choices=["fixed", "random", "full", "noisy", "bandit"],
+                   help="switch the policy of both queues at every period boundary")
+    g.add_argument("--period", default="1w", help="period Delta: 1d, 1w or any duration (default 1w)")
+    g.add_argument("--candidates", help="comma-separated candidate policies (default: the 12 from FCFS to SAF)")
+    g.add_argument("--epsilon", default="0.1", help="bandit exploration probability (default 0.1)")
+    g.add_argument("--decay", default="1", help="decay lambda of past periods' costs, in (0, 1] (default 1)")
+    g.add_argument("--noise", default="0.2", help="noisy feedback: factors uniform in [1-x, 1+x] (default 0.2)")
     return p
 
 
@@ -71,6 +80,13 @@ def config_from_args(args: argparse.Namespace) -> SchedulerConfig:
         options["backfill"] = False
     if args.kill_after:
         options["kill_after"] = args.kill_after
+    if args.selector:
+        options.update(selector=args.selector, period=args.period, epsilon=args.epsilon, decay=args.decay,
+                       noise=args.noise, seed=args.seed)
+        if args.candidates:
+            options["candidates"] = args.candidates
+    elif args.candidates:
+        raise UsageError("--candidates needs --selector")
     return SchedulerConfig.from_options(options)
 
 
@@ -311,6 +327,9 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("bftune: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # output piped into `head` and the like
+        sys.stderr.close()
+        return 0
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -15,7 +15,8 @@ from bftune.schedulers.core import Core, Hook
 from bftune.schedulers.durations import DurationError, format_duration, parse_duration
 from bftune.schedulers.easy import RESERVATION_MODELS, Easy
 from bftune.schedulers.ordering import Order
-from bftune.schedulers.policies import UnknownPolicyError, get_policy
+from bftune.learning.selectors import SELECTORS
+from bftune.schedulers.policies import SELECTION_DEFAULT, UnknownPolicyError, get_policy
 
 
 class ConfigError(ValueError):
@@ -32,6 +33,14 @@ class SchedulerConfig:
     reservation: str = "count"
     backfill: bool = True  # False = strict order, no backfilling
     kill_after: float | None = None  # test option: kill each job once at this elapsed time, requeue it
+    # Online policy selection (SPEC section 4); selector None = a fixed policy, no periods.
+    selector: str | None = None  # fixed | random | full | noisy | bandit
+    period: float = 7 * 86400.0  # Delta
+    candidates: list[str] = field(default_factory=lambda: list(SELECTION_DEFAULT))
+    decay: float = 1.0  # lambda
+    epsilon: float = 0.1
+    noise: float = 0.2  # noisy feedback: factors uniform in [1 - noise, 1 + noise]
+    seed: int = 0
     extra: dict = field(default_factory=dict)  # options consumed by extensions
 
     def __post_init__(self) -> None:
@@ -52,6 +61,30 @@ class SchedulerConfig:
             raise ConfigError(f"threshold: expected a non-negative duration, got {self.threshold!r}")
         if self.kill_after is not None and not (self.kill_after > 0):
             raise ConfigError(f"kill_after: expected a positive duration, got {self.kill_after!r}")
+        if self.selector is not None:
+            if self.selector not in SELECTORS:
+                raise ConfigError(f"selector: {self.selector!r} is not a selector; choose one of {', '.join(SELECTORS)}")
+            if not (isinstance(self.period, (int, float)) and 0 < self.period < math.inf):
+                raise ConfigError(f"period: expected a positive finite duration, got {self.period!r}")
+            if not isinstance(self.candidates, list) or not self.candidates:
+                raise ConfigError("candidates: expected a non-empty list of policy names")
+            for name in self.candidates:
+                try:
+                    get_policy(name)
+                except UnknownPolicyError as exc:
+                    raise ConfigError(f"candidates: {exc}") from None
+            if len(set(c.upper() for c in self.candidates)) != len(self.candidates):
+                raise ConfigError("candidates: a policy is listed twice")
+            if not (0 < self.decay <= 1):
+                raise ConfigError(f"decay: expected a number in (0, 1], got {self.decay!r}")
+            if not (0 <= self.epsilon <= 1):
+                raise ConfigError(f"epsilon: expected a probability in [0, 1], got {self.epsilon!r}")
+            if not (0 <= self.noise < 1):
+                raise ConfigError(f"noise: expected a number in [0, 1), got {self.noise!r}")
+            if self.backfill_policy is not None:
+                raise ConfigError("backfill_policy: a selector sets both queues' policy; drop backfill_policy")
+        if not isinstance(self.seed, int) or isinstance(self.seed, bool):
+            raise ConfigError(f"seed: expected an integer, got {self.seed!r}")
 
     @classmethod
     def from_options(cls, options: dict) -> "SchedulerConfig":
@@ -70,7 +103,17 @@ class SchedulerConfig:
             opts["policy"] = opts.pop("primary")
         if "bf_policy" in opts:
             opts["backfill_policy"] = opts.pop("bf_policy")
-        for key in ("threshold", "kill_after"):
+        if isinstance(opts.get("candidates"), str):
+            opts["candidates"] = [c.strip() for c in opts["candidates"].split(",") if c.strip()]
+        if isinstance(opts.get("candidates"), list):
+            opts["candidates"] = [str(c).strip().upper() for c in opts["candidates"]]
+        for key in ("decay", "epsilon", "noise"):
+            if key in opts:
+                try:
+                    opts[key] = float(opts[key])
+                except (TypeError, ValueError):
+                    raise ConfigError(f"{key}: expected a number, got {opts[key]!r}") from None
+        for key in ("threshold", "kill_after", "period"):
             if key in opts:
                 try:
                     value = parse_duration(opts[key], key, allow_infinite=(key == "threshold"))
@@ -79,7 +122,7 @@ class SchedulerConfig:
                 opts[key] = value
         if "backfill" in opts and not isinstance(opts["backfill"], bool):
             raise ConfigError(f"backfill: expected true or false, got {opts['backfill']!r}")
-        for key in ("policy", "backfill_policy", "reservation"):
+        for key in ("policy", "backfill_policy", "reservation", "selector"):
             if key in opts and opts[key] is not None and not isinstance(opts[key], str):
                 raise ConfigError(f"{key}: expected a string, got {opts[key]!r}")
         return cls(**opts)
@@ -89,6 +132,11 @@ class SchedulerConfig:
         d["threshold"] = format_duration(self.threshold)
         if self.kill_after is not None:
             d["kill_after"] = format_duration(self.kill_after)
+        if self.selector is None:
+            for key in ("period", "candidates", "decay", "epsilon", "noise"):
+                d.pop(key)
+        else:
+            d["period"] = format_duration(self.period)
         d["algorithm"] = self.describe()
         return d
 
@@ -98,6 +146,10 @@ class SchedulerConfig:
         return primary, backfill
 
     def describe(self) -> str:
+        if self.selector is not None:
+            policy = self.policy if self.selector == "fixed" else "|".join(self.candidates)
+            theta = "" if self.threshold == math.inf else f", {format_duration(self.threshold)}"
+            return f"EASY({self.selector}[{policy}] per {format_duration(self.period)}{theta})"
         return self.build_algorithm().describe()
 
     def build_algorithm(self) -> Easy:
@@ -110,6 +162,13 @@ class SchedulerConfig:
             from bftune.schedulers.killing import KillOnceAfter
 
             hooks.append(KillOnceAfter(self.kill_after))
+        if self.selector is not None:
+            from bftune.learning.selectors import make_selector
+            from bftune.schedulers.selection import PolicySelection
+
+            selector = make_selector(self.selector, self.candidates, self.policy.upper(), self.decay, self.epsilon,
+                                     self.noise)
+            hooks.append(PolicySelection(selector, self.period, self.threshold, self.reservation, self.seed))
         return hooks
 
     def build(self, m: int) -> Core:

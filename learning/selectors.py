@@ -1,0 +1,179 @@
+"""Online policy selection (SPEC section 4): which policy to use next period.
+
+A selector is told, at each period boundary, what was observed during the
+period that just ended, and answers with the policy for the next one.  It
+knows nothing about schedulers or simulation: the observation (the waits each
+candidate policy would have had, or the real waits of the jobs that finished)
+is computed by ``bftune.schedulers.selection`` and handed in.
+
+All randomness comes from the numpy ``Generator`` passed in, drawn in a fixed
+order, so a seed reproduces every choice on both backends.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+
+@dataclass
+class Observation:
+    """What one finished period tells the selectors.
+
+    ``simulated``: w(t; P_i) for each candidate (full/noisy feedback), or None
+    when no selector asked for it.  ``real_wait`` and ``finished``: the summed
+    waits and the number of jobs that finished during the period, under the
+    policy that was in use (bandit feedback).
+    """
+
+    period: int
+    used: str
+    simulated: dict[str, float] | None
+    real_wait: float
+    finished: int
+
+
+class Selector:
+    """Base class: subclasses set ``name`` and implement ``choose``."""
+
+    name = "selector"
+    needs_simulation = False
+
+    def __init__(self, candidates: list[str], decay: float = 1.0) -> None:
+        if not candidates:
+            raise ValueError("a selector needs at least one candidate policy")
+        if not (0 < decay <= 1):
+            raise ValueError(f"decay must be in (0, 1], got {decay}")
+        self.candidates = list(candidates)
+        self.decay = decay
+
+    def observe(self, obs: Observation, rng: np.random.Generator) -> None:
+        """Take in the period that just ended (default: ignore it)."""
+
+    def choose(self, period: int, rng: np.random.Generator) -> str:
+        raise NotImplementedError
+
+    def costs(self) -> dict[str, float] | None:
+        """The per-policy costs the last choice was based on (for the log)."""
+        return None
+
+
+class FixedSelector(Selector):
+    name = "fixed"
+
+    def __init__(self, policy: str) -> None:
+        super().__init__([policy])
+
+    def choose(self, period: int, rng: np.random.Generator) -> str:
+        return self.candidates[0]
+
+
+class RandomSelector(Selector):
+    name = "random"
+
+    def choose(self, period: int, rng: np.random.Generator) -> str:
+        return self.candidates[int(rng.integers(len(self.candidates)))]
+
+
+class FeedbackSelector(Selector):
+    """Full (simulation) feedback: C_i = sum_t decay^(T-1-t) w(t; P_i), pick argmin.
+
+    With ``noise``, every w(t; P_i) is multiplied by an independent uniform
+    factor in [1 - noise, 1 + noise] (noisy feedback: noise = 0.2).  Ties go to
+    the earlier candidate in the list, so the first period (all costs 0) uses
+    the first candidate.
+    """
+
+    needs_simulation = True
+
+    def __init__(self, candidates: list[str], decay: float = 1.0, noise: float = 0.0) -> None:
+        super().__init__(candidates, decay)
+        if not (0 <= noise < 1):
+            raise ValueError(f"noise must be in [0, 1), got {noise}")
+        self.noise = noise
+        self.name = "noisy" if noise else "full"
+        self._cost = {p: 0.0 for p in self.candidates}
+
+    def observe(self, obs: Observation, rng: np.random.Generator) -> None:
+        if obs.simulated is None:
+            raise ValueError("feedback selectors need simulated waits")
+        for p in self.candidates:  # fixed order: reproducible draws
+            w = obs.simulated[p]
+            if self.noise:
+                w *= float(rng.uniform(1.0 - self.noise, 1.0 + self.noise))
+            self._cost[p] = self.decay * self._cost[p] + w
+
+    def choose(self, period: int, rng: np.random.Generator) -> str:
+        return min(self.candidates, key=self._cost.__getitem__)
+
+    def costs(self) -> dict[str, float]:
+        return dict(self._cost)
+
+
+class EpsilonGreedySelector(Selector):
+    """Bandit feedback: only the real waits of jobs finished under the policy in use.
+
+    Cost_i = (sum over periods where i was used of decay^(T-1-t) w_eps(t)) /
+    (number of jobs finished in those periods).  Untried policies first (in
+    list order); then with probability epsilon a uniform pick, else argmin.
+    A policy used only in periods where no job finished has cost 0 / 0: it
+    counts as tried with cost 0 (nothing bad was seen), a documented choice.
+    """
+
+    name = "bandit"
+
+    def __init__(self, candidates: list[str], decay: float = 1.0, epsilon: float = 0.1) -> None:
+        super().__init__(candidates, decay)
+        if not (0 <= epsilon <= 1):
+            raise ValueError(f"epsilon must be in [0, 1], got {epsilon}")
+        self.epsilon = epsilon
+        self._wait = {p: 0.0 for p in self.candidates}
+        self._jobs = {p: 0 for p in self.candidates}
+        self._tried: set[str] = set()
+
+    def observe(self, obs: Observation, rng: np.random.Generator) -> None:
+        for p in self.candidates:
+            self._wait[p] *= self.decay
+        self._wait[obs.used] += obs.real_wait
+        self._jobs[obs.used] += obs.finished
+        self._tried.add(obs.used)
+
+    def _cost(self, p: str) -> float:
+        return self._wait[p] / self._jobs[p] if self._jobs[p] else 0.0
+
+    def choose(self, period: int, rng: np.random.Generator) -> str:
+        for p in self.candidates:
+            if p not in self._tried:
+                return p
+        explore = float(rng.random()) < self.epsilon
+        if explore:
+            return self.candidates[int(rng.integers(len(self.candidates)))]
+        return min(self.candidates, key=self._cost)
+
+    def costs(self) -> dict[str, float]:
+        return {p: self._cost(p) for p in self.candidates}
+
+
+SELECTORS = ("fixed", "random", "full", "noisy", "bandit")
+
+
+def make_selector(kind: str, candidates: list[str], policy: str, decay: float = 1.0, epsilon: float = 0.1,
+                  noise: float = 0.2) -> Selector:
+    """Build a selector by name (the CLI's ``--selector``)."""
+    if kind == "fixed":
+        return FixedSelector(policy)
+    if kind == "random":
+        return RandomSelector(candidates, decay)
+    if kind == "full":
+        return FeedbackSelector(candidates, decay, 0.0)
+    if kind == "noisy":
+        return FeedbackSelector(candidates, decay, noise)
+    if kind == "bandit":
+        return EpsilonGreedySelector(candidates, decay, epsilon)
+    raise ValueError(f"unknown selector {kind!r}; choose one of {', '.join(SELECTORS)}")
+
+
+def finite(x: float) -> float:
+    return x if math.isfinite(x) else float("nan")
