@@ -1,0 +1,146 @@
+"""The bftune command line, run as a user would (a real subprocess for the entry point)."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from bftune.experiments.cli import main
+
+SHARED = Path(__file__).resolve().parents[2] / "shared"
+KTH = SHARED / "workloads" / "KTH-SP2-1996-2.1-cln.swf.gz"
+REQUIRED_SUMMARY_KEYS = {"jobs", "avg_wait", "max_wait", "avg_bsld", "mwbs", "utilization", "tau", "cleaning", "config"}
+
+SWF_HEADER = "; Version: 2.2\n; MaxProcs: 8\n; UnixStartTime: 0\n"
+
+
+def swf_line(i, submit, runtime, procs, walltime, user=1):
+    f = [i, submit, -1, runtime, procs, -1, -1, procs, walltime, -1, 1, user, -1, -1, -1, -1, -1, -1]
+    return " ".join(str(x) for x in f)
+
+
+@pytest.fixture
+def small_swf(tmp_path):
+    lines = [swf_line(1, 0, 100, 4, 200), swf_line(2, 0, 50, 8, 100), swf_line(3, 10, 20, 2, 30),
+             swf_line(4, 10, 0, 2, 30), swf_line(5, 20, 40, 16, 60)]
+    p = tmp_path / "small.swf"
+    p.write_text(SWF_HEADER + "\n".join(lines) + "\n")
+    return p
+
+
+def test_entry_point_is_installed_and_prints_help():
+    out = subprocess.run(["bftune", "--help"], capture_output=True, text=True)
+    assert out.returncode == 0
+    for cmd in ("demo", "simulate", "convert", "resample", "download", "policies", "batsim", "compare"):
+        assert cmd in out.stdout
+
+
+def test_simulate_writes_out_jobs_and_summary(small_swf, tmp_path, capsys):
+    out = tmp_path / "res"
+    assert main(["simulate", "--trace", str(small_swf), "--primary", "SAF", "--backfill", "SPF",
+                 "--threshold", "40h", "--out", str(out)]) == 0
+    summary = json.loads((out / "summary.json").read_text())
+    assert REQUIRED_SUMMARY_KEYS <= set(summary)
+    assert summary["jobs"] == 3
+    assert summary["cleaning"]["runtime_le_0"] == 1 and summary["cleaning"]["procs_gt_machine"] == 1
+    assert summary["config"]["policy"] == "SAF" and summary["config"]["backfill_policy"] == "SPF"
+    assert summary["config"]["threshold"] == "40h"
+    rows = (out / "out_jobs.csv").read_text().splitlines()
+    assert rows[0].startswith("job_id,workload_name,profile,submission_time")
+    assert len(rows) == 4
+    printed = capsys.readouterr().out
+    assert "AvgWait" in printed and "summary.json" in printed
+
+
+def test_policy_and_tau_options(small_swf, tmp_path):
+    out = tmp_path / "r"
+    assert main(["simulate", "--trace", str(small_swf), "--policy", "lcfs", "--tau", "60", "--out", str(out)]) == 0
+    s = json.loads((out / "summary.json").read_text())
+    assert s["config"]["policy"] == "lcfs".upper() or s["config"]["policy"] == "lcfs"
+    assert s["tau"] == 60
+
+
+def test_synthetic_workload_and_reservation_models(tmp_path):
+    for model in ("count", "machines"):
+        out = tmp_path / model
+        assert main(["simulate", "--synthetic", "300", "--procs", "32", "--seed", "4", "--reservation", model,
+                     "--out", str(out)]) == 0
+        s = json.loads((out / "summary.json").read_text())
+        assert s["jobs"] == 300 and s["config"]["reservation"] == model
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["simulate", "--trace", "missing.swf"], "missing.swf"),
+    (["simulate", "--synthetic", "10", "--policy", "NOPE"], "unknown policy 'NOPE'"),
+    (["simulate", "--synthetic", "10", "--threshold", "4x"], "threshold"),
+    (["simulate", "--synthetic", "10", "--tau", "-3"], "tau"),
+    (["simulate"], "--trace FILE or --synthetic N"),
+    (["simulate", "--synthetic", "0"], "positive"),
+])
+def test_bad_input_is_one_clear_line(argv, message, capsys):
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("bftune: error:") and message in err
+    assert "Traceback" not in err
+
+
+def test_malformed_swf_names_file_and_line(tmp_path, capsys):
+    p = tmp_path / "bad.swf"
+    p.write_text(SWF_HEADER + swf_line(1, 0, 10, 1, 20) + "\n1 2 3\n")
+    assert main(["simulate", "--trace", str(p)]) == 2
+    assert f"{p}:5" in capsys.readouterr().err
+    assert main(["simulate", "--trace", str(p), "--lenient", "--out", str(tmp_path / "o")]) == 0
+    s = json.loads((tmp_path / "o" / "summary.json").read_text())
+    assert s["cleaning"]["malformed_line"] == 1
+
+
+def test_policies_lists_every_spec_policy(capsys):
+    assert main(["policies"]) == 0
+    out = capsys.readouterr().out
+    for name in ("FCFS", "LCFS", "SPF", "LPF", "SQF", "LQF", "LEXP", "SEXP", "LRF", "SRF", "LAF", "SAF",
+                 "WFP3", "UNICEF", "F1", "F2", "F3", "F4"):
+        assert f"  {name} " in out
+    assert "log2(max(q,2))" in out
+
+
+def test_convert_writes_workload_and_platform(small_swf, tmp_path):
+    out = tmp_path / "conv"
+    assert main(["convert", "--trace", str(small_swf), "--out", str(out)]) == 0
+    wl = json.loads((out / "small.json").read_text())
+    assert wl["nb_res"] == 8 and [j["id"] for j in wl["jobs"]] == ["0000001", "0000002", "0000003"]
+    assert wl["jobs"][0]["user"] == 1 and wl["profiles"]["d100"] == {"type": "delay", "delay": 100}
+    assert (out / "platform_8.xml").read_text().count("<host ") >= 9
+
+
+@pytest.mark.skipif(not KTH.exists(), reason=f"archive trace not found at {KTH}")
+def test_resample_and_split(tmp_path):
+    out = tmp_path / "rs.swf"
+    assert main(["resample", "--trace", str(KTH), "--weeks", "3", "--seed", "2", "--out", str(out)]) == 0
+    again = tmp_path / "rs2.swf"
+    assert main(["resample", "--trace", str(KTH), "--weeks", "3", "--seed", "2", "--out", str(again)]) == 0
+    assert out.read_bytes() == again.read_bytes()
+    test_half = tmp_path / "test.swf"
+    assert main(["resample", "--trace", str(KTH), "--weeks", "2", "--split", "test", "--out", str(test_half)]) == 0
+    assert test_half.read_text().count("\n") > 10
+
+
+def test_demo_runs_on_the_embedded_workload(capsys):
+    assert main(["demo", "--jobs", "400", "--procs", "32"]) == 0
+    out = capsys.readouterr().out
+    assert "EASY-FCFS" in out and "EASY-SAF + 40h threshold" in out and "AVGbsld" in out
+
+
+@pytest.mark.skipif(not KTH.exists(), reason=f"archive trace not found at {KTH}")
+def test_simulate_the_issue_example_on_kth(tmp_path, capsys):
+    out = tmp_path / "kth-saf"
+    assert main(["simulate", "--trace", str(KTH), "--primary", "SAF", "--backfill", "SPF", "--threshold", "40h",
+                 "--out", str(out)]) == 0
+    s = json.loads((out / "summary.json").read_text())
+    assert s["jobs"] == 27992
+    assert s["cleaning"]["walltime_lt_runtime"] == 475
+    assert s["config"]["algorithm"] == "EASY(SAF+threshold(40h), SPF+threshold(40h))"
