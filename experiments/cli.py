@@ -64,6 +64,14 @@ def _scheduler_options() -> argparse.ArgumentParser:
     g.add_argument("--epsilon", default="0.1", help="bandit exploration probability (default 0.1)")
     g.add_argument("--decay", default="1", help="decay lambda of past periods' costs, in (0, 1] (default 1)")
     g.add_argument("--noise", default="0.2", help="noisy feedback: factors uniform in [1-x, 1+x] (default 0.2)")
+    g = p.add_argument_group("small/large classification (SPEC section 5)")
+    g.add_argument("--classifier", choices=["rf", "class-clairvoyant", "runtime-clairvoyant"],
+                   help="small jobs first: rf (online random forest) or a clairvoyant baseline")
+    g.add_argument("--no-safeguard", action="store_true",
+                   help="do not kill small-queue jobs that run past the divider")
+    g.add_argument("--features", choices=["weekly", "live"], default="weekly",
+                   help="lag/aggregate features from jobs finished by the last retraining (weekly, the study's) "
+                        "or by now (live)")
     return p
 
 
@@ -87,6 +95,11 @@ def config_from_args(args: argparse.Namespace) -> SchedulerConfig:
             options["candidates"] = args.candidates
     elif args.candidates:
         raise UsageError("--candidates needs --selector")
+    if args.classifier:
+        options.update(classifier=args.classifier, safeguard=not args.no_safeguard, features=args.features,
+                       seed=args.seed)
+    elif args.no_safeguard:
+        raise UsageError("--no-safeguard needs --classifier")
     return SchedulerConfig.from_options(options)
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 from pathlib import Path
 
 from bftune.experiments.outjobs import runs_frame, write_out_jobs
@@ -20,6 +21,8 @@ def run_local(trace: Trace, config: SchedulerConfig, out_dir: str | Path | None 
               tau: float = 10.0) -> tuple[dict, SimResult]:
     """Simulate ``trace`` under ``config``; write out_jobs.csv and summary.json if ``out_dir``."""
     m = trace.max_procs
+    if config.classifier is not None and config.unix_start_time is None and trace.unix_start_time is not None:
+        config = replace(config, unix_start_time=trace.unix_start_time, timezone=config.timezone or trace.timezone)
     t0 = time.perf_counter()
     result = simulate(trace.jobs, m, config.build(m))
     elapsed = time.perf_counter() - t0

@@ -90,6 +90,7 @@ def summarize(df: pd.DataFrame, m: int, tau: float = 10.0) -> dict:
         "walltime_reached": int((jobs["state"] == "COMPLETED_WALLTIME_REACHED").sum()),
         "killed_runs": int(len(killed_runs)),
         "restarted_jobs": int(len(restarted)),
+        "killed_jobs": int(len(restarted)),  # jobs killed at least once (each was restarted)
         "wasted_work": float(jobs["wasted_work"].sum()),
         "mean_kills_per_restarted_job": float(restarted["kills"].mean()) if len(restarted) else 0.0,
         "mean_rtw": float(rtw.mean()) if len(restarted) else 0.0,

@@ -41,6 +41,12 @@ class SchedulerConfig:
     epsilon: float = 0.1
     noise: float = 0.2  # noisy feedback: factors uniform in [1 - noise, 1 + noise]
     seed: int = 0
+    # Small/large classification (SPEC section 5); classifier None = no classes.
+    classifier: str | None = None  # rf | class-clairvoyant | runtime-clairvoyant
+    safeguard: bool = True
+    features: str = "weekly"  # weekly (the study's) | live
+    unix_start_time: int | None = None  # the trace's calendar, for calendar features
+    timezone: str | None = None
     extra: dict = field(default_factory=dict)  # options consumed by extensions
 
     def __post_init__(self) -> None:
@@ -83,6 +89,17 @@ class SchedulerConfig:
                 raise ConfigError(f"noise: expected a number in [0, 1), got {self.noise!r}")
             if self.backfill_policy is not None:
                 raise ConfigError("backfill_policy: a selector sets both queues' policy; drop backfill_policy")
+        if self.classifier is not None:
+            from bftune.schedulers.classified import MODES
+
+            if self.classifier not in MODES:
+                raise ConfigError(f"classifier: {self.classifier!r} is not a classifier; choose one of {', '.join(MODES)}")
+            if self.selector is not None:
+                raise ConfigError("classifier: cannot be combined with a selector (one policy per run)")
+        if not isinstance(self.safeguard, bool):
+            raise ConfigError(f"safeguard: expected true or false, got {self.safeguard!r}")
+        if self.features not in ("weekly", "live"):
+            raise ConfigError(f"features: expected weekly or live, got {self.features!r}")
         if not isinstance(self.seed, int) or isinstance(self.seed, bool):
             raise ConfigError(f"seed: expected an integer, got {self.seed!r}")
 
@@ -120,9 +137,10 @@ class SchedulerConfig:
                 except DurationError as exc:
                     raise ConfigError(str(exc)) from None
                 opts[key] = value
-        if "backfill" in opts and not isinstance(opts["backfill"], bool):
-            raise ConfigError(f"backfill: expected true or false, got {opts['backfill']!r}")
-        for key in ("policy", "backfill_policy", "reservation", "selector"):
+        for key in ("backfill", "safeguard"):
+            if key in opts and not isinstance(opts[key], bool):
+                raise ConfigError(f"{key}: expected true or false, got {opts[key]!r}")
+        for key in ("policy", "backfill_policy", "reservation", "selector", "classifier", "features", "timezone"):
             if key in opts and opts[key] is not None and not isinstance(opts[key], str):
                 raise ConfigError(f"{key}: expected a string, got {opts[key]!r}")
         return cls(**opts)
@@ -135,17 +153,28 @@ class SchedulerConfig:
         if self.selector is None:
             for key in ("period", "candidates", "decay", "epsilon", "noise"):
                 d.pop(key)
+        if self.classifier is None:
+            for key in ("safeguard", "features"):
+                d.pop(key)
         else:
             d["period"] = format_duration(self.period)
         d["algorithm"] = self.describe()
         return d
 
+    @property
+    def by_class(self) -> bool:
+        return self.classifier in ("rf", "class-clairvoyant")
+
     def orders(self) -> tuple[Order, Order]:
-        primary = Order.of(self.policy, self.threshold)
-        backfill = Order.of(self.backfill_policy or self.policy, self.threshold)
+        primary = Order.of(self.policy, self.threshold, self.by_class)
+        backfill = Order.of(self.backfill_policy or self.policy, self.threshold, self.by_class)
         return primary, backfill
 
     def describe(self) -> str:
+        if self.classifier is not None:
+            base = self.build_algorithm().describe()
+            guard = "" if self.safeguard or self.classifier == "runtime-clairvoyant" else ", no safeguard"
+            return f"{base} with {self.classifier}{guard}"
         if self.selector is not None:
             policy = self.policy if self.selector == "fixed" else "|".join(self.candidates)
             theta = "" if self.threshold == math.inf else f", {format_duration(self.threshold)}"
@@ -169,6 +198,12 @@ class SchedulerConfig:
             selector = make_selector(self.selector, self.candidates, self.policy.upper(), self.decay, self.epsilon,
                                      self.noise)
             hooks.append(PolicySelection(selector, self.period, self.threshold, self.reservation, self.seed))
+        if self.classifier is not None:
+            from bftune.learning.classifier import RuntimeClassifier
+            from bftune.schedulers.classified import SmallFirst
+
+            clf = RuntimeClassifier(self.unix_start_time, self.timezone, features=self.features, seed=self.seed)
+            hooks.append(SmallFirst(self.classifier, clf, self.safeguard))
         return hooks
 
     def build(self, m: int) -> Core:

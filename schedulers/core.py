@@ -19,7 +19,7 @@ period boundaries, a safeguard kills overdue jobs before the pass.
 
 from __future__ import annotations
 
-from typing import Protocol, Sequence
+from typing import Callable, Protocol, Sequence
 
 from bftune.schedulers.decisions import Decisions, Kill
 from bftune.schedulers.jobs import EndState, Job
@@ -73,6 +73,9 @@ class Core:
         self.hooks: list[Hook] = list(hooks)
         self.killing: dict[str, Kill] = {}
         self.now = 0.0
+        # Set by a driver that knows true runtimes (the local simulator; Batsim's
+        # delay profiles).  Only clairvoyant baselines may call it.
+        self.runtime_oracle: Callable[[Job], float] | None = None
 
     @property
     def m(self) -> int:

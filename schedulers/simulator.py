@@ -94,6 +94,11 @@ class Simulator:
         self._wakeups: list[float] = []
         self._tie = 0
         self.passes = 0
+        core.runtime_oracle = self.true_runtime
+
+    def true_runtime(self, job: Job) -> float:
+        """The job's actual work (its delay), for clairvoyant baselines only."""
+        return self.runs[job.id].runtime
 
     # --- helpers --------------------------------------------------------------
 

@@ -1,0 +1,114 @@
+"""Small jobs first, with a learned classifier and a kill-and-requeue safeguard (SPEC section 5).
+
+Every first run is classified at submission: small (queue class 0) or large
+(class 1).  The EASY orders are built with ``by_class`` so the small queue,
+sorted by the policy, precedes the large queue, sorted by the same policy;
+the threshold still wraps the concatenation.
+
+Safeguard: a job started as small that is still running when it has run as
+long as the divider in force at its start is killed at exactly that moment
+and requeued as large, keeping its r_j, restarting from scratch.  A rerun is
+large, so it is never killed again for the same reason.  A job whose walltime
+is not longer than that divider needs no watch: it cannot overrun it.
+
+Variants (``mode``), which differ only in where the class comes from:
+- ``rf``: the online random forest of ``bftune.learning.classifier``;
+- ``class-clairvoyant``: the true class (runtime < divider at submission),
+  from the driver's runtime oracle; same safeguard, so a perfect classifier
+  and this baseline schedule identically;
+- ``runtime-clairvoyant``: no classes at all; every job's planning estimate
+  p~ is its true runtime (capped by its walltime), the upper bound of what
+  runtime prediction can give EASY.
+``safeguard=False`` is the no-safeguard baseline (misclassified large jobs
+run to completion in the small queue's slots).
+"""
+
+from __future__ import annotations
+
+from bftune.schedulers.core import Core, Hook
+from bftune.schedulers.decisions import Decisions
+from bftune.schedulers.jobs import EndState, Job
+
+SMALL, LARGE = 0, 1
+MODES = ("rf", "class-clairvoyant", "runtime-clairvoyant")
+
+
+class OracleMissingError(RuntimeError):
+    """A clairvoyant baseline ran without a driver that knows true runtimes."""
+
+
+class SmallFirst(Hook):
+    """Classify at submission, order small first, kill overrunning small jobs."""
+
+    def __init__(self, mode: str, classifier, safeguard: bool = True) -> None:
+        if mode not in MODES:
+            raise ValueError(f"unknown classifier mode {mode!r}; choose one of {', '.join(MODES)}")
+        self.mode = mode
+        self.clf = classifier
+        self.safeguard = safeguard and mode != "runtime-clairvoyant"
+        self._watch: dict[str, float] = {}  # run id -> kill time
+        self._new: list[float] = []
+        self.kills = 0
+
+    def _oracle(self, core: Core, job: Job) -> float:
+        if core.runtime_oracle is None:
+            raise OracleMissingError(f"{self.mode} needs the true runtimes, which this driver does not provide")
+        return core.runtime_oracle(job)
+
+    def on_submit(self, core: Core, job: Job, now: float) -> None:
+        self.clf.advance(now)
+        if self.mode == "runtime-clairvoyant":
+            job.estimate = min(self._oracle(core, job), job.walltime)
+        if job.attempt > 0:  # a rerun: requeued as large, not classified again
+            job.qclass = LARGE
+            return
+        small, prob = self.clf.classify(job.id, job.user, job.procs, job.walltime, job.submit, now)
+        if self.mode == "class-clairvoyant":
+            divider = self.clf.divider(now)
+            small = divider is not None and self._oracle(core, job) < divider
+        if self.mode == "runtime-clairvoyant":
+            small = False  # one queue: classes play no part
+        job.qclass = SMALL if small else LARGE
+        job.tag("predicted_small", bool(small))
+        job.tag("prob_small", float(prob))
+
+    def on_start(self, core: Core, job: Job, now: float) -> None:
+        if not self.safeguard or job.qclass != SMALL:
+            return
+        divider = self.clf.divider(now)
+        if divider is None or job.walltime <= divider:
+            return
+        self._watch[job.id] = now + divider
+        self._new.append(now + divider)
+        job.tag("divider_at_start", float(divider))
+
+    def on_end(self, core: Core, job: Job, now: float, state: EndState) -> None:
+        self._watch.pop(job.id, None)
+        self.clf.advance(now)
+        if state is not EndState.COMPLETED_KILLED:
+            self.clf.finished(job.first_id, now - job.start, now)
+
+    def before_pass(self, core: Core, now: float, decisions: Decisions) -> None:
+        self.clf.advance(now)
+        if not self._watch:
+            return
+        due = sorted(rid for rid, t in self._watch.items() if t <= now)
+        for rid in due:
+            del self._watch[rid]
+            job = core.machine.running.get(rid)
+            if job is None:
+                continue
+            rerun = job.rerun()
+            rerun.qclass = LARGE
+            self.kills += 1
+            core.kill(job, "small job ran past the divider", decisions, requeue=rerun)
+
+    def after_pass(self, core: Core, now: float, decisions: Decisions) -> None:
+        if self._new:
+            decisions.wakeups.extend(self._new)
+            self._new.clear()
+
+    def report(self) -> dict:
+        out = {"classification": self.clf.report(), "safeguard_kills": self.kills,
+               "classifier_mode": self.mode, "safeguard": self.safeguard}
+        return out
