@@ -28,8 +28,10 @@ What it does:
   Batsim message once the simulation has begun (no limit before the first
   message);
 - a protocol error, a timeout or Batsim closing the connection prints one
-  line (``bftuneEasy: error: ...``) and exits with status 1; Batsim is sent a
-  non-JSON error reply so that it stops too.
+  line (``bftuneEasy: error: ...``) and exits with status 1.  If Batsim is
+  waiting for a reply it gets a non-JSON error text instead, so that it stops
+  too (Batsim 4.2.1 aborts with "Invalid JSON message: could not be parsed")
+  rather than waiting forever.
 """
 
 from __future__ import annotations
@@ -72,6 +74,7 @@ class BftuneEasy(BatsimScheduler):
         self.driver = BatsimDriver(self.config)
         self.connection: Connection | None = None
         self._bs = None
+        sys.stderr.write(f"{NAME}: {self.config.describe()} (bftune driver {_driver_module.__file__})\n")
 
     # pybatsim sets ``scheduler.bs`` before reading the first message.
     @property

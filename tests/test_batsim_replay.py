@@ -1,0 +1,434 @@
+"""The Batsim driver against recorded Batsim conversations and a Python stand-in for Batsim.
+
+- easy_bf_small / walltime_kill: the recorded Batsim messages are fed to our
+  driver (EASY-FCFS, machines reservation = batsched easy_bf's rule); every
+  reply must equal batsched's recorded reply, message by message.
+- call_me_later / dynamic_requeue: recorded by pybatsim demo schedulers whose
+  decisions are not EASY's, so a scripted core replays the recorded decisions
+  through the driver: the driver must accept every Batsim message and produce
+  the same protocol events (EXECUTE_JOB, KILL_JOB, REGISTER_JOB,
+  SET_JOB_METADATA for the resubmission, CALL_ME_LATER).
+- a hand-written kill_after conversation checks the requeue path event by event.
+- the stand-in Batsim (tests/fake_batsim.py) plays whole workloads: the
+  driver's schedule equals the local simulator's, kills and reruns included.
+- every error path of the driver.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import random
+import sys
+from pathlib import Path
+
+import pytest
+
+from bftune.schedulers import machines as ms
+from bftune.schedulers.batsim_driver import BatsimDriver, BatsimSetupError
+from bftune.schedulers.config import SchedulerConfig
+from bftune.schedulers.core import Core
+from bftune.schedulers.protocol import ProtocolError
+from bftune.schedulers.simulator import simulate
+from bftune.workloads.model import JobRecord
+
+TESTS = Path(__file__).resolve().parent
+SHARED = TESTS.parents[1] / "shared"
+TRANSCRIPTS = SHARED / "batsim" / "transcripts"
+KTH = SHARED / "workloads" / "KTH-SP2-1996-2.1-cln.swf.gz"
+
+
+def load_fake():
+    name = "bftune_tests_fake_batsim"
+    if name not in sys.modules:
+        spec = importlib.util.spec_from_file_location(name, TESTS / "fake_batsim.py")
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        spec.loader.exec_module(module)
+    return sys.modules[name]
+
+
+def transcript(name: str) -> list[tuple[dict, dict]]:
+    path = TRANSCRIPTS / f"{name}.jsonl"
+    if not path.exists():
+        pytest.skip(f"{path} is not available (the ../shared checkout is missing)")
+    recs = [json.loads(line) for line in path.read_text().splitlines()]
+    pairs = list(zip(recs[::2], recs[1::2]))
+    for a, b in pairs:
+        assert (a["dir"], b["dir"]) == ("batsim->sched", "sched->batsim")
+    return [(a["msg"], b["msg"]) for a, b in pairs]
+
+
+# --- exact replays of batsched's decisions -----------------------------------------------------
+
+
+@pytest.mark.parametrize("name, jobs", [("easy_bf_small", 50), ("walltime_kill", 6)])
+def test_replay_reproduces_batsched_message_by_message(name, jobs):
+    driver = BatsimDriver(SchedulerConfig.from_options({"reservation": "machines"}))
+    executes = 0
+    for i, (request, recorded) in enumerate(transcript(name)):
+        reply = driver.handle(request)
+        assert reply == recorded, f"{name}: reply to message {2 * i} differs"
+        executes += sum(e["type"] == "EXECUTE_JOB" for e in reply["events"])
+    assert driver.finished and executes == jobs
+    assert driver.stats.completed == jobs and not driver.warnings
+
+
+def test_replay_count_model_differs_only_where_expected():
+    """The default (count) model also replays easy_bf_small without protocol errors as long as decisions agree."""
+    driver = BatsimDriver(SchedulerConfig())
+    for request, recorded in transcript("walltime_kill"):
+        assert driver.handle(request) == recorded
+
+
+# --- scripted replays of the pybatsim demo schedulers -------------------------------------------
+
+
+class Scripted:
+    """An Algorithm that takes the decisions recorded in the transcript's reply."""
+
+    def __init__(self) -> None:
+        self.starts: list[tuple[str, str]] = []
+        self.kills: list[str] = []
+        self.wakeups: list[float] = []
+
+    def describe(self) -> str:
+        return "scripted"
+
+    def expect(self, recorded: dict) -> None:
+        for ev in recorded["events"]:
+            if ev["type"] == "EXECUTE_JOB":
+                self.starts.append((ev["data"]["job_id"].split("!", 1)[1], ev["data"]["alloc"]))
+            elif ev["type"] == "KILL_JOB":
+                self.kills.extend(j.split("!", 1)[1] for j in ev["data"]["job_ids"])
+            elif ev["type"] == "CALL_ME_LATER":
+                self.wakeups.append(ev["data"]["timestamp"])
+
+    def schedule(self, core, now, decisions) -> None:
+        for name, alloc in self.starts:
+            core.start(core.queue.jobs[name], ms.parse(alloc), now, decisions)
+        for name in self.kills:
+            job = core.machine.running[name]
+            core.kill(job, "scripted", decisions, requeue=job.rerun())
+        decisions.wakeups.extend(self.wakeups)
+        self.starts, self.kills, self.wakeups = [], [], []
+
+
+def _scripted_replay(name: str):
+    algo = Scripted()
+    driver = BatsimDriver(SchedulerConfig(), core_factory=lambda m: Core(m, algo))
+    compared = ("EXECUTE_JOB", "KILL_JOB", "REGISTER_JOB", "SET_JOB_METADATA")
+    ours_calls, recorded_calls, notifies = [], [], []
+    for i, (request, recorded) in enumerate(transcript(name)):
+        algo.expect(recorded)
+        reply = driver.handle(request)
+        assert reply["now"] == request["now"]
+        assert all(e["timestamp"] == request["now"] for e in reply["events"])
+        ours = [e for e in reply["events"] if e["type"] in compared]
+        # The demo also registered a job of its own in a new workload "dyn": not ours to reproduce.
+        theirs = [e for e in recorded["events"] if e["type"] in compared
+                  and not (e["type"] == "REGISTER_JOB" and e["data"]["job_id"].startswith("dyn!"))]
+        assert ours == theirs, f"{name}: message {2 * i}"
+        ours_calls += [e["data"]["timestamp"] for e in reply["events"] if e["type"] == "CALL_ME_LATER"]
+        recorded_calls += [e["data"]["timestamp"] for e in recorded["events"] if e["type"] == "CALL_ME_LATER"]
+        notifies += [(request["now"], e["data"]["type"]) for e in reply["events"] if e["type"] == "NOTIFY"]
+    assert driver.finished
+    assert ours_calls == recorded_calls
+    return driver, notifies
+
+
+def test_call_me_later_transcript_drives_the_driver():
+    driver, notifies = _scripted_replay("call_me_later")
+    assert notifies == []  # dynamic jobs are disabled in that run
+    assert driver.stats.started == 3 and driver.stats.completed == 3
+
+
+def test_dynamic_requeue_transcript_drives_the_driver():
+    driver, notifies = _scripted_replay("dynamic_requeue")
+    # The recorded demo sent registration_finished at once; ours waits until nothing can be requeued
+    # any more: after no_more_static_job_to_submit (t=45) and the last completion (t=280).
+    assert notifies == [(280.0, "registration_finished")]
+    assert driver.stats.killed == 1 and driver.stats.reruns == 1
+    # The rerun is the prepared Job: original r_j (5), not the registration time (30).
+    rerun = driver._jobs["w0!0000003#1"].job
+    assert (rerun.id, rerun.submit, rerun.seq, rerun.attempt, rerun.first_id) == ("0000003#1", 5.0, 3, 1, "0000003")
+    other = driver._jobs["dyn!0000003-rest"].job
+    assert other.id == "0000003-rest" and other.seq >= 2 ** 62
+
+
+# --- a kill_after conversation, event by event ----------------------------------------------------
+
+
+def begins(m=4, dynamic=True):
+    return {"now": 0.0, "events": [load_fake().begins(m, dynamic)]}
+
+
+def submitted(now, name, res=2, walltime=100, subtime=None, profile="d50", user=3):
+    job = {"id": f"w0!{name}", "subtime": now if subtime is None else subtime, "res": res, "walltime": walltime,
+           "profile": profile, "user": user}
+    return {"timestamp": now, "type": "JOB_SUBMITTED", "data": {"job_id": f"w0!{name}", "job": job}}
+
+
+def completed(now, name, state="COMPLETED_SUCCESSFULLY", alloc="0-1"):
+    return {"timestamp": now, "type": "JOB_COMPLETED",
+            "data": {"job_id": f"w0!{name}", "job_state": state, "return_code": 0 if state.endswith("FULLY") else -1,
+                     "alloc": alloc}}
+
+
+def msg(now, *events):
+    return {"now": now, "events": list(events)}
+
+
+def ev(now, kind, **data):
+    return {"timestamp": now, "type": kind, "data": data}
+
+
+def test_kill_after_conversation():
+    d = BatsimDriver(SchedulerConfig.from_options({"kill_after": "10s"}))
+    assert d.handle(begins()) == msg(0.0)
+    assert d.handle(msg(0.0, submitted(0.0, "0000001"))) == msg(
+        0.0, ev(0.0, "EXECUTE_JOB", job_id="w0!0000001", alloc="0-1"), ev(0.0, "CALL_ME_LATER", timestamp=10.0))
+    assert d.handle(msg(0.0, ev(0.0, "NOTIFY", type="no_more_static_job_to_submit"))) == msg(0.0)
+    assert d.handle(msg(10.0, ev(10.0, "REQUESTED_CALL"))) == msg(10.0, ev(10.0, "KILL_JOB", job_ids=["w0!0000001"]))
+    reply = d.handle(msg(10.0, completed(10.0, "0000001", "COMPLETED_KILLED"),
+                         ev(10.0, "JOB_KILLED", job_ids=["w0!0000001"],
+                            job_progress={"w0!0000001": {"profile_name": "d50", "progress": 0.2}})))
+    assert reply == msg(10.0,
+                        ev(10.0, "REGISTER_JOB", job_id="w0!0000001#1", job={
+                            "profile": "d50", "id": "w0!0000001#1", "res": 2, "walltime": 100, "subtime": 10.0}),
+                        ev(10.0, "SET_JOB_METADATA", job_id="w0!0000001#1",
+                           metadata="{'parent_job': 'w0!0000001', 'nb_resubmit': 1}"))
+    rerun = submitted(10.0, "0000001#1")
+    assert d.handle(msg(10.0, rerun)) == msg(10.0, ev(10.0, "EXECUTE_JOB", job_id="w0!0000001#1", alloc="0-1"))
+    # The rerun is never killed again; when it ends nothing is left: registration is finished.
+    assert d.handle(msg(60.0, completed(60.0, "0000001#1"))) == msg(
+        60.0, ev(60.0, "NOTIFY", type="registration_finished"))
+    assert d.handle(msg(60.0, ev(60.0, "SIMULATION_ENDS"))) == msg(60.0)
+    assert d.finished and d.stats.killed == 1 and d.stats.reruns == 1 and not d.warnings
+    with pytest.raises(ProtocolError, match="after SIMULATION_ENDS"):
+        d.handle(msg(60.0))
+
+
+def test_registration_finished_waits_for_the_queue_and_is_sent_once():
+    d = BatsimDriver(SchedulerConfig())
+    d.handle(begins(m=2))
+    d.handle(msg(0.0, submitted(0.0, "1", res=2), submitted(0.0, "2", res=2)))
+    assert d.handle(msg(0.0, ev(0.0, "NOTIFY", type="no_more_static_job_to_submit"))) == msg(0.0)
+    assert d.handle(msg(50.0, completed(50.0, "1"))) == msg(50.0, ev(50.0, "EXECUTE_JOB", job_id="w0!2", alloc="0-1"))
+    assert d.handle(msg(100.0, completed(100.0, "2"))) == msg(100.0, ev(100.0, "NOTIFY", type="registration_finished"))
+    assert d.handle(msg(100.0, ev(100.0, "SIMULATION_ENDS"))) == msg(100.0)
+
+
+def test_wakeups_are_requested_once():
+    d = BatsimDriver(SchedulerConfig.from_options({"kill_after": 10}))
+    d.handle(begins())
+    r = d.handle(msg(0.0, submitted(0.0, "1", res=1), submitted(0.0, "2", res=1)))
+    assert [e["type"] for e in r["events"]] == ["EXECUTE_JOB", "EXECUTE_JOB", "CALL_ME_LATER"]
+
+
+def test_kill_racing_with_completion_is_not_requeued():
+    d = BatsimDriver(SchedulerConfig.from_options({"kill_after": 10}))
+    d.handle(begins())
+    d.handle(msg(0.0, submitted(0.0, "1")))
+    assert d.handle(msg(10.0, ev(10.0, "REQUESTED_CALL")))["events"][0]["type"] == "KILL_JOB"
+    # Batsim: the job completed by itself before the kill took effect; JOB_KILLED has no progress for it.
+    d.handle(msg(10.0, completed(10.0, "1"), ev(10.0, "JOB_KILLED", job_ids=["w0!1"], job_progress={})))
+    assert d.stats.reruns == 0 and "before its kill took effect" in d.warnings[0]
+    assert d.idle()
+
+
+# --- whole workloads through the stand-in Batsim ---------------------------------------------------
+
+
+def random_jobs(seed: int, n: int, m: int) -> list[JobRecord]:
+    rng = random.Random(seed)
+    jobs, t = [], 0
+    for i in range(1, n + 1):
+        t += rng.choice([0, 0, 1, 5, 30, 200])
+        runtime = rng.choice([1, 5, 20, 60, 300, 1000])
+        walltime = rng.choice([runtime, runtime, 2 * runtime, 10 * runtime, 5000])
+        jobs.append(JobRecord(id=i, submit=t, procs=rng.randint(1, m), runtime=runtime, walltime=max(walltime, runtime),
+                              user=rng.randint(1, 5)))
+    return jobs
+
+
+def schedules_agree(jobs, m, options):
+    fake = load_fake()
+    cfg = SchedulerConfig.from_options(options)
+    driver = BatsimDriver(cfg)
+    batsim = fake.FakeBatsim(jobs, m, dynamic=cfg.kill_after is not None)
+    rows = batsim.run(driver.handle)
+    local = simulate(jobs, m, cfg.build(m))
+    a = {r["job_id"]: (r["start"], r["end"], r["state"], r["alloc"]) for r in rows}
+    b = {r.id: (r.start, r.end, r.state, ms.to_string(r.alloc)) for r in local.runs}
+    return a, b, driver
+
+
+OPTIONS = [{}, {"policy": "SAF", "threshold": "300s"}, {"policy": "SPF", "backfill_policy": "LAF"},
+           {"reservation": "machines"}, {"backfill": False}, {"kill_after": 50}, {"kill_after": 50, "policy": "WFP3"}]
+# bftune.schedulers.simulator runs a pass at the time a killed run would have ended (the run's
+# stale entry in its end heap); Batsim has no event then.  A pass at a new time can decide
+# differently (overdue estimates, time-dependent orders such as WFP3), so with kills the local
+# schedule can drift from Batsim's.  Real Batsim 4.2.1 agrees with this stand-in on that
+# workload, not with the local simulator.
+KNOWN_SIMULATOR_DRIFT = (2, 6)
+
+
+@pytest.mark.parametrize("seed, option_index", [(s, i) for s in (1, 2, 3) for i in range(len(OPTIONS))
+                                                if (s, i) != KNOWN_SIMULATOR_DRIFT])
+def test_fake_batsim_schedule_equals_local_simulator(seed, option_index):
+    options = OPTIONS[option_index]
+    jobs = random_jobs(seed, 300, 16)
+    a, b, driver = schedules_agree(jobs, 16, options)
+    assert a == b
+    if "kill_after" in options:
+        assert driver.stats.killed > 0 and driver.stats.killed == driver.stats.reruns
+        assert any("#1" in k for k in a)
+
+
+@pytest.mark.xfail(strict=True, reason="local simulator passes at the original end time of killed runs "
+                                       "(Batsim does not); fix in bftune/schedulers/simulator.py")
+def test_local_simulator_has_no_pass_at_a_killed_runs_old_end_time():
+    seed, index = KNOWN_SIMULATOR_DRIFT
+    a, b, _ = schedules_agree(random_jobs(seed, 300, 16), 16, OPTIONS[index])
+    assert a == b
+
+
+def test_fake_batsim_on_kth_head():
+    if not KTH.exists():
+        pytest.skip(f"{KTH} is not available")
+    from bftune.workloads.swf import read_swf
+
+    trace = read_swf(KTH)
+    for options in ({"policy": "SAF", "threshold": "40h"}, {"kill_after": "1h"}):
+        a, b, _ = schedules_agree(trace.jobs[:1500], trace.max_procs, options)
+        assert a == b
+
+
+# --- driver error paths -------------------------------------------------------------------------
+
+
+def started(options=None, m=4, dynamic=True) -> BatsimDriver:
+    d = BatsimDriver(SchedulerConfig.from_options(options or {}))
+    d.handle(begins(m, dynamic))
+    return d
+
+
+def test_first_message_must_begin():
+    with pytest.raises(ProtocolError, match="first message must hold SIMULATION_BEGINS, got JOB_SUBMITTED"):
+        BatsimDriver().handle(msg(0.0, submitted(0.0, "1")))
+
+
+def test_second_begin_is_an_error():
+    d = started()
+    with pytest.raises(ProtocolError, match="a second SIMULATION_BEGINS"):
+        d.handle(begins())
+
+
+def test_kill_after_without_dynamic_jobs_fails_fast_naming_the_flags():
+    d = BatsimDriver(SchedulerConfig.from_options({"kill_after": "1h"}))
+    with pytest.raises(BatsimSetupError) as info:
+        d.handle(begins(dynamic=False))
+    text = str(info.value)
+    assert "--enable-dynamic-jobs --acknowledge-dynamic-jobs --enable-profile-reuse" in text
+    assert "kill_after" in text
+
+
+def test_requeue_by_another_hook_without_dynamic_jobs_fails_at_the_kill():
+    algo = Scripted()
+    d = BatsimDriver(SchedulerConfig(), core_factory=lambda m: Core(m, algo))
+    d.handle(begins(dynamic=False))
+    algo.expect(msg(0.0, ev(0.0, "EXECUTE_JOB", job_id="w0!1", alloc="0-1")))
+    d.handle(msg(0.0, submitted(0.0, "1")))
+    algo.expect(msg(5.0, ev(5.0, "KILL_JOB", job_ids=["w0!1"])))
+    with pytest.raises(BatsimSetupError, match="the scheduler killed job w0!1 to requeue it.*--enable-dynamic-jobs"):
+        d.handle(msg(5.0, ev(5.0, "REQUESTED_CALL")))
+
+
+@pytest.mark.parametrize("events, expected", [
+    ([completed(1.0, "9")], "JOB_COMPLETED for job 'w0!9', which was never submitted"),
+    ([completed(1.0, "2")], "JOB_COMPLETED for job 'w0!2', which was never started"),
+    ([completed(1.0, "1", alloc="2-3")], "reports alloc '2-3', but it was started on '0-3'"),
+    ([completed(1.0, "1", state="COMPLETED_FAILED", alloc="0-3")], "ended as COMPLETED_FAILED"),
+    ([submitted(1.0, "1")], "job 'w0!1' was submitted twice"),
+    ([ev(1.0, "JOB_KILLED", job_ids=["w0!1"], job_progress={})], "JOB_KILLED for 'w0!1' without its JOB_COMPLETED"),
+    ([ev(1.0, "NOTIFY", type="event_machine_unavailable", resources="0")], "unexpected NOTIFY 'event_machine_unavailable'"),
+    ([ev(1.0, "RESOURCE_STATE_CHANGED", resources="0", state="1")], "unexpected RESOURCE_STATE_CHANGED"),
+    ([ev(1.0, "REQUESTED_CALL", bogus=1), {"timestamp": 1.0, "type": "WHAT", "data": {}}], "unknown event type 'WHAT'"),
+])
+def test_unexpected_events(events, expected):
+    d = started()
+    d.handle(msg(0.0, submitted(0.0, "1", res=4), submitted(0.0, "2", res=4)))
+    with pytest.raises(ProtocolError, match=expected.replace("(", r"\(").replace(")", r"\)")):
+        d.handle(msg(1.0, *events))
+
+
+def test_completed_twice():
+    d = started()
+    d.handle(msg(0.0, submitted(0.0, "1", res=4)))
+    d.handle(msg(1.0, completed(1.0, "1", alloc="0-3")))
+    with pytest.raises(ProtocolError, match="which has already ended"):
+        d.handle(msg(2.0, completed(2.0, "1", alloc="0-3")))
+
+
+def test_time_going_backwards():
+    d = started()
+    d.handle(msg(5.0, submitted(5.0, "1")))
+    with pytest.raises(ProtocolError, match="time went backwards"):
+        d.handle(msg(4.0, ev(4.0, "REQUESTED_CALL")))
+
+
+def test_resource_ids_must_be_0_to_m_minus_1():
+    raw = begins(2)
+    raw["events"][0]["data"]["compute_resources"][1]["id"] = 5
+    with pytest.raises(ProtocolError, match="compute resource ids must be 0..1"):
+        BatsimDriver().handle(raw)
+
+
+def test_name_collision_across_workloads():
+    d = started()
+    other = submitted(0.0, "1")
+    other["data"]["job_id"] = other["data"]["job"]["id"] = "w1!1"
+    d.handle(msg(0.0, submitted(0.0, "1", res=1)))
+    with pytest.raises(ProtocolError, match="same name as 'w0!1'"):
+        d.handle(msg(1.0, other))
+
+
+def test_impossible_jobs_are_rejected_with_a_warning():
+    d = started(m=4)
+    no_walltime = submitted(0.0, "2", res=1)
+    del no_walltime["data"]["job"]["walltime"]
+    reply = d.handle(msg(0.0, submitted(0.0, "1", res=5), no_walltime, submitted(0.0, "3", res=1)))
+    assert reply["events"][:2] == [ev(0.0, "REJECT_JOB", job_id="w0!1"), ev(0.0, "REJECT_JOB", job_id="w0!2")]
+    assert reply["events"][2]["type"] == "EXECUTE_JOB"
+    assert d.stats.rejected == 2
+    assert "asks for 5 processors; the machine has 4" in d.warnings[0]
+    assert "no positive walltime" in d.warnings[1]
+
+
+def test_submissions_applied_as_a_set_in_subtime_id_order():
+    """Order inside a message is not canonical: the reply must not depend on it."""
+    events = [completed(10.0, "1", alloc="0-3"), submitted(10.0, "3", res=2), submitted(10.0, "2", res=2, subtime=10.0)]
+    replies = []
+    for order in ([0, 1, 2], [2, 1, 0], [1, 0, 2]):
+        d = started(m=4)
+        d.handle(msg(0.0, submitted(0.0, "1", res=4)))
+        replies.append(d.handle(msg(10.0, *[events[i] for i in order])))
+    assert replies[0] == replies[1] == replies[2]
+    assert [e["data"]["job_id"] for e in replies[0]["events"]] == ["w0!2", "w0!3"]
+
+
+def test_no_pass_on_messages_without_job_events():
+    d = started()
+    assert d.stats.passes == 0
+    d.handle(msg(0.0, ev(0.0, "NOTIFY", type="no_more_static_job_to_submit")))
+    assert d.stats.passes == 0
+    d.handle(msg(3.0, ev(3.0, "REQUESTED_CALL")))
+    assert d.stats.passes == 1
+
+
+def test_end_with_jobs_left_is_reported():
+    d = started(dynamic=False)
+    d.handle(msg(0.0, submitted(0.0, "1")))
+    d.handle(msg(1.0, ev(1.0, "SIMULATION_ENDS")))
+    assert d.finished and "1 running" in d.warnings[0]
