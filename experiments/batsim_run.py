@@ -46,7 +46,7 @@ from bftune.experiments.local_run import run_local, workload_info
 from bftune.experiments.outjobs import read_out_jobs
 from bftune.experiments.results import build_summary, write_summary
 from bftune.schedulers.batsim_driver import DYNAMIC_JOB_FLAGS, BatsimDriver
-from bftune.schedulers.batsim_socket import Connection, bind_rep, serve
+from bftune.schedulers.batsim_socket import BatsimConnectionError, Connection, bind_rep, serve
 from bftune.schedulers.config import SchedulerConfig
 from bftune.workloads.atomic import atomic_write_text
 from bftune.workloads.model import Trace
@@ -224,7 +224,10 @@ def run_batsim(trace: Trace, config: SchedulerConfig, out_dir: str | os.PathLike
     dynamic = needs_dynamic_jobs(config) if dynamic_jobs is None else dynamic_jobs
 
     driver = BatsimDriver(config)
-    sock, endpoint = bind_rep(port=port)
+    try:
+        sock, endpoint = bind_rep(port=port)
+    except BatsimConnectionError as exc:
+        raise BatsimRunError(f"{exc} (choose another --port, or leave it out to use a free one)") from None
     proc: subprocess.Popen | None = None
     failure: list[BaseException] = []
 

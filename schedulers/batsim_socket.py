@@ -92,6 +92,15 @@ class Connection:
             if self.monitor is not None and self.monitor in ready:
                 event = recv_monitor_message(self.monitor)
                 if event["event"] == zmq.EVENT_DISCONNECTED and driver.started and not driver.finished:
+                    # A dying Batsim closes its socket just before it exits: give the
+                    # supervisor a moment to say so (exit code) rather than "closed".
+                    if self.should_stop is not None:
+                        deadline = time.monotonic() + 1.0
+                        while time.monotonic() < deadline:
+                            reason = self.should_stop()
+                            if reason:
+                                raise BatsimConnectionError(reason)
+                            time.sleep(0.02)
                     raise BatsimConnectionError(
                         f"Batsim closed the connection in the middle of the simulation (last message at "
                         f"t={driver.now:g}, {self.messages} messages exchanged, no SIMULATION_ENDS)")
