@@ -1,0 +1,168 @@
+"""Real Batsim (4.x on PATH): both backends agree job by job; pybatsim entry; kills; speed.
+
+Skipped, with the reason, when ``batsim`` is not on PATH or the shared
+traces are missing.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import zmq
+
+from bftune.experiments.batsim_run import BatsimRunError, batsim_version, compare_backends, run_batsim
+from bftune.schedulers.config import SchedulerConfig
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED = REPO.parent / "shared"
+KTH = SHARED / "workloads" / "KTH-SP2-1996-2.1-cln.swf.gz"
+GOLDEN = SHARED / "batsim"
+
+BATSIM = shutil.which("batsim")
+_reason = None
+if BATSIM is None:
+    _reason = ("batsim is not on PATH: install Batsim 4.x (https://batsim.readthedocs.io) "
+               "to run the real-Batsim integration tests")
+else:
+    try:
+        batsim_version(BATSIM)
+    except Exception as exc:  # noqa: BLE001 - any problem means: skip with its reason
+        _reason = f"batsim on PATH is not usable: {exc}"
+pytestmark = [pytest.mark.batsim, pytest.mark.skipif(_reason is not None, reason=_reason or "")]
+
+
+@pytest.fixture(scope="module")
+def kth():
+    if not KTH.exists():
+        pytest.skip(f"{KTH} is not available (the ../shared checkout is missing)")
+    from bftune.workloads.swf import read_swf
+
+    return read_swf(KTH)
+
+
+def head(trace, n):
+    return trace.with_jobs(trace.jobs[:n])
+
+
+@pytest.mark.parametrize("options", [
+    {},  # EASY-FCFS
+    {"policy": "SAF", "threshold": "40h"},
+    {"policy": "SPF", "backfill_policy": "LAF", "threshold": "1h"},
+], ids=["EASY-FCFS", "EASY-SAF-40h", "EASY-SPF-LAF-1h"])
+def test_compare_clean(kth, tmp_path, options):
+    report = compare_backends(head(kth, 400), SchedulerConfig.from_options(options), tmp_path, timeout=60)
+    assert report["mismatches"] == 0, report["first"]
+    assert report["compared"] == 400
+    assert report["summaries"]["avg_wait"]["local"] == report["summaries"]["avg_wait"]["batsim"]
+    assert json.loads((tmp_path / "compare.json").read_text())["mismatches"] == 0
+    assert (tmp_path / "batsim" / "out_schedule.csv").exists()  # Batsim's own outputs are kept
+
+
+def test_kill_and_requeue(kth, tmp_path):
+    report = compare_backends(head(kth, 400), SchedulerConfig.from_options({"kill_after": "1h"}), tmp_path, timeout=60)
+    assert report["mismatches"] == 0, report["first"]
+    kills = report["kills"]["batsim"]
+    assert kills > 0 and kills == report["kills"]["local"]
+    assert report["rows"]["batsim"] == 400 + kills  # one rerun per killed job
+    s = report["summaries"]
+    assert s["killed_runs"]["batsim"] == s["killed_runs"]["local"] == kills
+    assert s["wasted_work"]["batsim"] == s["wasted_work"]["local"] > 0
+    with open(tmp_path / "batsim" / "out_jobs.csv") as fh:
+        rows = {r["job_id"]: r for r in csv.DictReader(fh)}
+    rerun = next(r for k, r in rows.items() if k.endswith("#1"))
+    parent = rerun["job_id"].split("#")[0]
+    assert rows[parent]["final_state"] == "COMPLETED_KILLED"
+    assert rerun["metadata"] == str({"parent_job": f"w0!{parent}", "nb_resubmit": 1})
+
+
+def test_requeue_without_dynamic_jobs_fails_fast(kth, tmp_path):
+    out = tmp_path / "o"
+    with pytest.raises(BatsimRunError, match="--enable-dynamic-jobs --acknowledge-dynamic-jobs --enable-profile-reuse"):
+        run_batsim(head(kth, 50), SchedulerConfig.from_options({"kill_after": "1h"}), out, timeout=30,
+                   dynamic_jobs=False)
+    left = subprocess.run(["pgrep", "-f", str(out)], capture_output=True, text=True)
+    assert left.stdout.strip() == "", "a batsim process was left behind"
+
+
+def _golden_rows(name):
+    path = GOLDEN / "transcripts" / name
+    if not path.exists():
+        pytest.skip(f"{path} is not available")
+    with open(path) as fh:
+        return {r["job_id"]: (r["starting_time"], r["allocated_resources"]) for r in csv.DictReader(fh)}
+
+
+def test_machines_model_reproduces_batsched_in_batsim(tmp_path):
+    golden = _golden_rows("easy_bf_small_out_jobs.csv")
+    from bftune.workloads.batsim_json import read_batsim_workload
+
+    trace = read_batsim_workload(GOLDEN / "workloads" / "small_50.json")
+    run_batsim(trace, SchedulerConfig.from_options({"reservation": "machines"}), tmp_path, timeout=60)
+    with open(tmp_path / "out_jobs.csv") as fh:
+        ours = {r["job_id"]: (r["starting_time"], r["allocated_resources"]) for r in csv.DictReader(fh)}
+    assert ours == golden
+
+
+def test_pybatsim_entry_with_real_batsim(tmp_path):
+    golden = _golden_rows("easy_bf_small_out_jobs.csv")
+    ctx = zmq.Context.instance()
+    s = ctx.socket(zmq.REP)
+    port = s.bind_to_random_port("tcp://127.0.0.1")
+    s.close(0)
+    pybatsim = Path(sys.executable).parent / "pybatsim"
+    sched = subprocess.Popen([str(pybatsim), "schedulers/bftuneEasy.py", "-s", f"tcp://127.0.0.1:{port}",
+                              "-o", '{"reservation": "machines"}'], cwd=REPO, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True)
+    try:
+        sim = subprocess.run([BATSIM, "-p", str(GOLDEN / "platforms" / "zero_lat_16.xml"),
+                              "-w", str(GOLDEN / "workloads" / "small_50.json"), "-s", f"tcp://127.0.0.1:{port}",
+                              "-e", str(tmp_path / "out"), "--disable-schedule-tracing",
+                              "--disable-machine-state-tracing", "-q"],
+                             capture_output=True, text=True, timeout=60)
+        out, err = sched.communicate(timeout=30)
+    finally:
+        if sched.poll() is None:
+            sched.kill()
+    assert sim.returncode == 0, sim.stdout + sim.stderr
+    assert sched.returncode == 0, err
+    with open(tmp_path / "out_jobs.csv") as fh:
+        ours = {r["job_id"]: (r["starting_time"], r["allocated_resources"]) for r in csv.DictReader(fh)}
+    assert ours == golden
+
+
+def test_cli_compare(kth, tmp_path):
+    from bftune.workloads.swf import write_swf
+
+    swf = tmp_path / "kth300.swf"
+    write_swf(head(kth, 300), swf)
+    bftune = Path(sys.executable).parent / "bftune"
+    proc = subprocess.run([str(bftune), "compare", "--trace", str(swf), "--policy", "SAF", "--threshold", "40h",
+                           "--out", str(tmp_path / "cmp")], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "all runs agree" in proc.stdout
+    proc = subprocess.run([str(bftune), "batsim", "--trace", str(swf), "--out", str(tmp_path / "b"),
+                           "--batsim", str(tmp_path / "missing")], capture_output=True, text=True, timeout=60)
+    assert proc.returncode != 0 and "batsim.readthedocs.io" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_scheduler_share_on_5000_jobs(kth, tmp_path):
+    """The driver must not be the bottleneck: report our share of the wall time."""
+    t0 = time.perf_counter()
+    summary = run_batsim(head(kth, 5000), SchedulerConfig.from_options({"policy": "SAF", "threshold": "40h"}),
+                         tmp_path, timeout=120)
+    wall = time.perf_counter() - t0
+    share = summary["scheduler_share"]
+    driver = summary["batsim"]["driver"]
+    print(f"\n5000 KTH jobs in Batsim: {summary['simulation_seconds']:.2f} s wall ({wall:.2f} s with conversion), "
+          f"{summary['batsim']['messages']} messages, scheduler {summary['scheduler_seconds']:.2f} s "
+          f"({share:.1%}), of which decision driver {driver['busy_seconds']:.2f} s")
+    assert summary["jobs"] == 5000
+    assert 0 < share < 0.6
