@@ -104,6 +104,8 @@ class Core:
     def decide(self, now: float) -> Decisions:
         self.now = now
         decisions = Decisions()
+        if not self.queue.jobs and not self.hooks:
+            return decisions  # nothing waits and nothing else wants a say: a pass would be a no-op
         self.machine.refresh_overdue(now)
         for hook in self.hooks:
             hook.before_pass(self, now, decisions)

@@ -117,8 +117,11 @@ class MachineSet:
         self.remove(taken)
         return taken
 
-    def remove(self, alloc: list[Interval]) -> None:
-        """Remove ids that are all present (each interval lies inside one free interval)."""
+    def remove(self, alloc: list[Interval], size: int = -1) -> None:
+        """Remove ids that are all present (each interval lies inside one free interval).
+
+        ``size``, the number of ids in ``alloc``, saves counting when the caller knows it.
+        """
         iv = self.intervals
         k = len(alloc)
         # Fast path: the allocation is the lowest part of the set (how jobs are placed).
@@ -131,7 +134,7 @@ class MachineSet:
                 else:
                     del iv[: k - 1]
                     iv[0] = (b + 1, y)
-                self.size -= count(alloc)
+                self.size -= size if size >= 0 else count(alloc)
                 return
         removed = 0
         for a, b in alloc:
@@ -156,9 +159,10 @@ class MachineSet:
         """Add ids that are all absent, merging with adjacent intervals."""
         iv = self.intervals
         added = 0
+        lo = 0
         for a, b in alloc:
             added += b - a + 1
-            i = bisect_left(iv, (a, -1))
+            i = lo = bisect_left(iv, (a, -1), lo)
             merge_left = i > 0 and iv[i - 1][1] == a - 1
             merge_right = i < len(iv) and iv[i][0] == b + 1
             if merge_left and merge_right:

@@ -156,11 +156,13 @@ class Simulator:
             if t == inf:
                 break
             # Completions at t (normal ends and walltime kills) free machines first.
+            happened = False
             while ends and ends[0][0] == t:
                 _, _, run_id = heapq.heappop(ends)
-                if run_id in killed_runs:  # already ended by a scheduler kill
+                if run_id in killed_runs:  # the planned end of a run a scheduler kill already ended
                     killed_runs.discard(run_id)
                     continue
+                happened = True
                 run = runs[run_id]
                 state = (EndState.COMPLETED_SUCCESSFULLY if run.runtime < run.walltime
                          else EndState.COMPLETED_WALLTIME_REACHED)
@@ -170,8 +172,12 @@ class Simulator:
                 self._register(job, runtime, t)
                 core.submit(job, t)
                 i += 1
+                happened = True
             while wakeups and wakeups[0] == t:
                 heapq.heappop(wakeups)
+                happened = True
+            if not happened:  # only stale ends of killed runs: Batsim would not call the scheduler
+                continue
             kills = self._pass(t)
             # Same-timestamp follow-ups: kill acknowledgements, then reruns.
             reruns: list[tuple[Job, float]] = []

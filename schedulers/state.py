@@ -28,7 +28,7 @@ class MachineState:
         return self.free.size
 
     def start(self, job: Job, alloc: list[Interval], now: float) -> None:
-        self.free.remove(alloc)
+        self.free.remove(alloc, job.procs)
         job.alloc = alloc
         job.start = now
         job.expected_end = now + job.estimate

@@ -409,11 +409,6 @@ def test_kill_ack_pass_runs_before_the_rerun_is_queued():
     }
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "KNOWN BUG (reported, not fixed here): the local simulator runs a scheduling pass at the "
-    "original end time of a killed run (a stale completion event). No event happens then (Batsim "
-    "would not call the scheduler), but wait-based orders and the threshold are re-evaluated, so "
-    "a job can start at a time that is no event at all. Remove this mark once fixed."))
 def test_no_pass_at_the_stale_end_time_of_a_killed_run():
     # m = 2, EASY-SPF, Theta = 20, kill_after = 10.  (id, r, q, p, p~):
     #   1 (0, 1, 30, 30), 2 (10, 2, 30, 30), 3 (5, 1, 50, 50).

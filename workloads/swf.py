@@ -57,9 +57,10 @@ Reading does two things, in this order:
    present in ``Trace.cleaning`` (0 when nothing matched) so reports have a
    stable shape.  No job left is an error, as are duplicate job ids.
 
-Speed: one ``split()`` and one ``map(int, ...)`` per line on the fast path
-(the fallback per-field parse only runs for lines holding a non-integer
-token); the 312,826-job Curie trace reads and cleans in about a second.
+Speed: well-formed files take a vectorised path (numpy's C parser, cleaning
+as boolean masks, records built column-wise); any doubt sends the file to
+the line-by-line path, which is the one that names ``file:line`` in errors.
+The 312,826-job Curie trace reads and cleans in about half a second.
 """
 
 from __future__ import annotations
@@ -176,6 +177,9 @@ def parse_swf(
     """Parse and clean SWF ``text`` (``source`` is only used in messages and ``Trace.source``)."""
     if walltime_fallback not in (None, "runtime"):
         raise ValueError(f"walltime_fallback must be None or 'runtime', not {walltime_fallback!r}")
+    fast = _parse_fast(text, source, max_procs, walltime_fallback, name)
+    if fast is not None:
+        return fast
     header_lines: list[str] = []
     header: dict[str, str] = {}
     rows: list[list[int | float]] = []
@@ -222,6 +226,97 @@ def parse_swf(
         source=source,
         header_lines=tuple(header_lines),
     )
+
+
+_COMMENT_RE = re.compile(r"^[ \t]*;.*$", re.MULTILINE)
+
+
+def _parse_fast(text: str, source: str, max_procs: int | None, walltime_fallback: WalltimeFallback,
+                name: str) -> Trace | None:
+    """Vectorised parse + clean for well-formed files; None sends the caller to the careful path.
+
+    numpy's C parser reads the 18 columns (and refuses ragged or non-numeric
+    lines); the cleaning rules become boolean masks applied in the documented
+    order, so counts are those of :func:`clean_rows`.  Anything unusual
+    (a parse error, a non-finite or fractional count field, fractional times)
+    falls back to the line-by-line path, which names the offending file:line.
+    """
+    try:
+        import numpy as np
+    except ImportError:  # pragma: no cover - numpy is a dependency
+        return None
+    header_lines = [line.rstrip() for line in _COMMENT_RE.findall(text)]
+    try:
+        a = np.loadtxt(io.StringIO(text), comments=";", dtype=np.float64, ndmin=2)
+    except ValueError:
+        return None
+    if a.size == 0 or a.shape[1] != N_FIELDS or not np.isfinite(a).all():
+        return None
+    integral = sorted(INTEGRAL_FIELDS)
+    if not (a[:, integral] == np.floor(a[:, integral])).all():  # the careful path names the line
+        return None
+    header: dict[str, str] = {}
+    for line in header_lines:
+        _add_header_line(header, line)
+    m = _machine_size(header, max_procs, source)
+    v = a[:, integral].astype(np.int64)  # columns in INTEGRAL_FIELDS order: 0 id, 4, 7, 10, 11..16
+    ids, alloc, req, status, user, group, exe, queue, part = (v[:, i] for i in range(9))
+    submit, runtime, wall = a[:, 1], a[:, 3], a[:, 8].copy()
+    procs = np.where(req > 0, req, alloc)
+    alive = np.ones(len(v), dtype=bool)
+    counts: dict[str, int] = {}
+
+    def drop(key: str, mask) -> None:
+        nonlocal alive
+        hit = alive & mask
+        counts[key] = int(hit.sum())
+        alive &= ~hit
+
+    drop("negative_submit", submit < 0)
+    drop("missing_procs", procs <= 0)
+    drop("procs_gt_machine", procs > m)
+    drop("runtime_le_0", runtime <= 0)
+    if walltime_fallback == "runtime":
+        fix = alive & (wall <= 0)
+        counts["walltime_le_0"] = 0
+        counts["walltime_from_runtime"] = int(fix.sum())
+        wall = np.where(fix, runtime, wall)
+    else:
+        drop("walltime_le_0", wall <= 0)
+        counts["walltime_from_runtime"] = 0
+    drop("walltime_lt_runtime", wall < runtime)
+    counts["malformed_line"] = 0
+    kept = np.flatnonzero(alive)
+    kept = kept[np.lexsort((ids[kept], submit[kept]))]
+    cols = [ids[kept].tolist(), _times(submit[kept]), procs[kept].tolist(), _times(runtime[kept]),
+            _times(wall[kept]), user[kept].tolist(), group[kept].tolist(), exe[kept].tolist(),
+            queue[kept].tolist(), part[kept].tolist(), status[kept].tolist()]
+    jobs = list(map(JobRecord, *cols))
+    cleaning = {key: counts.get(key, 0) for key in CLEANING_KEYS}
+    if not jobs:
+        dropped = ", ".join(f"{k}={v}" for k, v in cleaning.items() if v)
+        raise WorkloadError(f"{source}: no job left after cleaning ({len(a)} job lines; dropped: {dropped or 'none'})")
+    _check_unique_ids(jobs, source)
+    return Trace(
+        jobs=jobs,
+        max_procs=m,
+        name=name,
+        header=header,
+        unix_start_time=_header_int(header, "UnixStartTime"),
+        timezone=header.get("TimeZoneString"),
+        cleaning=cleaning,
+        source=source,
+        header_lines=tuple(header_lines),
+    )
+
+
+def _times(col) -> list:
+    """Time values as the careful path stores them: int when integral, float otherwise."""
+    import numpy as np
+
+    if (col == np.floor(col)).all():
+        return col.astype(np.int64).tolist()
+    return [int(x) if x.is_integer() else x for x in col.tolist()]
 
 
 def clean_rows(
