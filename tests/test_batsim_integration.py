@@ -66,8 +66,10 @@ def test_compare_clean(kth, tmp_path, options):
     assert (tmp_path / "batsim" / "out_schedule.csv").exists()  # Batsim's own outputs are kept
 
 
-def test_kill_and_requeue(kth, tmp_path):
-    report = compare_backends(head(kth, 400), SchedulerConfig.from_options({"kill_after": "1h"}), tmp_path, timeout=60)
+@pytest.mark.parametrize("options", [{"kill_after": "1h"}, {"kill_after": "30m", "policy": "WFP3"}],
+                         ids=["FCFS-kill-1h", "WFP3-kill-30m"])
+def test_kill_and_requeue(kth, tmp_path, options):
+    report = compare_backends(head(kth, 400), SchedulerConfig.from_options(options), tmp_path, timeout=60)
     assert report["mismatches"] == 0, report["first"]
     kills = report["kills"]["batsim"]
     assert kills > 0 and kills == report["kills"]["local"]
