@@ -7,13 +7,13 @@ the same grouping:
    frees its machines, then every submission at t joins the queue in
    (submit, id) order, requested calls at t are due, and one pass runs;
 2. kills decided by a pass take effect at t: their acknowledgement is a
-   second batch at t followed by a pass (Batsim's JOB_COMPLETED(KILLED) +
-   JOB_KILLED message);
-3. reruns of killed jobs are submitted in a further batch at t followed by a
-   pass (Batsim acknowledges a REGISTER_JOB with a JOB_SUBMITTED message of
-   its own).  If one pass both acknowledges reruns and kills again, the
-   following batch holds the reruns' submissions and the new kills'
-   acknowledgements together.
+   second batch at t (Batsim's JOB_COMPLETED(KILLED) + JOB_KILLED message)
+   in which the killed runs free their machines *and* their reruns join the
+   queue, keeping the job's r_j; then one pass.  So a rerun competes for the
+   machines its kill freed with its original priority (the Batsim driver
+   registers the rerun and may start it in the same reply, which Batsim 4.2
+   accepts; the JOB_SUBMITTED that acknowledges the registration later is
+   not a scheduling event).
 
 A job of delay d and walltime w ends at start + min(d, w); when d >= w it ends
 as COMPLETED_WALLTIME_REACHED (Batsim does the same for d == w).
@@ -179,22 +179,18 @@ class Simulator:
             if not happened:  # only stale ends of killed runs: Batsim would not call the scheduler
                 continue
             kills = self._pass(t)
-            # Same-timestamp follow-ups: kill acknowledgements, then reruns.
-            reruns: list[tuple[Job, float]] = []
-            while kills or reruns:
-                for job, runtime in reruns:
-                    self._register(job, runtime, t)
-                    core.submit(job, t)
-                next_reruns: list[tuple[Job, float]] = []
+            # Same-timestamp follow-up: the kills' acknowledgement (machines freed,
+            # reruns queued with their original r_j), then a pass.
+            while kills:
                 for kill in kills:
                     run_id = kill.job.id
                     runtime = runs[run_id].runtime
                     self._end(run_id, t, EndState.COMPLETED_KILLED)
                     killed_runs.add(run_id)
                     if kill.requeue is not None:
-                        next_reruns.append((kill.requeue, runtime))
+                        self._register(kill.requeue, runtime, t)
+                        core.submit(kill.requeue, t)
                 kills = self._pass(t)
-                reruns = next_reruns
         if runs:
             stuck = ", ".join(sorted(runs)[:5])
             raise RuntimeError(f"simulation ended with {len(runs)} jobs never finished (e.g. {stuck}): "

@@ -387,25 +387,21 @@ def test_rerun_keeps_r_j_for_ordering():
     }
 
 
-def test_kill_ack_pass_runs_before_the_rerun_is_queued():
-    # SEMANTIC CHOICE PINNED HERE (reported to the lead; see SPEC sections 2, 5, 8).
+def test_rerun_is_queued_in_the_kill_acknowledgement_pass():
+    # SEMANTIC CHOICE (README, "Kill and requeue"): the rerun joins the queue
+    # in the same batch as the kill's acknowledgement, keeping r_j, so it
+    # competes for the machines its kill freed with its original priority.
     # m = 4, FCFS, kill_after = 100.  Job 1 (r0, q4, p300) runs from 0; job 2
-    # (r50, q4, p~60) waits.  At t=100 job 1 is killed.  Following Batsim's
-    # message grouping (simulator docstring): the kill acknowledgement is one
-    # batch followed by a pass, the rerun's JOB_SUBMITTED a later batch.  In
-    # the acknowledgement pass the rerun is not yet queued, so job 2 (r50)
-    # takes the freed machines at 100 although the rerun keeps r = 0 and
-    # would precede it in FCFS if both were seen by one pass.  The rerun
-    # then starts at 150.  If the project decides that a rerun must be
-    # queued when the kill is decided (so that it keeps its FCFS rank at the
-    # kill instant), the expected values become job 2 at 400 and 1#1 at 100.
+    # (r50, q4, p~60) waits.  At t=100 job 1 is killed; in the acknowledgement
+    # pass the rerun 1#1 (r0) precedes job 2 (r50) in FCFS and takes the
+    # machines at 100 (ends 400); job 2 starts at 400.
     jobs = [(1, 0, 4, 300, 1000), (2, 50, 4, 50, 60)]
     res = H.run_ours(jobs, 4, kill_after=100.0)
     got = {r.id: (r.start, r.end, r.state) for r in res.runs}
     assert got == {
         "0000001": (0.0, 100.0, KILLED),
-        "0000002": (100.0, 150.0, SUCCESS),
-        "0000001#1": (150.0, 450.0, SUCCESS),
+        "0000001#1": (100.0, 400.0, SUCCESS),
+        "0000002": (400.0, 450.0, SUCCESS),
     }
 
 
