@@ -1,0 +1,609 @@
+"""Online, leakage-free small/large runtime classifier (SPEC section 5, learning half).
+
+The scheduler drives one :class:`RuntimeClassifier` per run, in time order::
+
+    clf = RuntimeClassifier(trace.unix_start_time, trace.timezone, features="weekly")
+    clf.advance(now)                              # first thing at every instant
+    d = clf.divider(now)                          # rolling median runtime, or None
+    small, prob = clf.classify(job_id, user, procs, walltime, submit, now)   # once per job
+    clf.finished(job_id, runtime, end)            # when its final run ends
+    clf.report()                                  # JSON-able metrics and warnings
+
+Semantics and the choices made where SPEC section 5 leaves them open
+-------------------------------------------------------------------
+
+**Clock.**  Every method takes the current time (``now``, or ``end`` for
+:meth:`~RuntimeClassifier.finished`) and first runs :meth:`advance` on it, so
+week boundaries are processed even if the caller forgets ``advance``.  Time
+must not go backwards (more than 1 us: ``ValueError``).
+
+**Weeks** are counted from the *first submission*: the ``submit`` of the first
+:meth:`classify` call is the origin t0 (as the resampling of SPEC section 1);
+``advance`` before any classification does nothing.  Week k is
+[t0 + k*week, t0 + (k+1)*week); boundary k >= 1 is t0 + k*week.  A job's week
+is that of its ``submit``.
+
+**Boundary order.**  ``advance(T)`` handles boundary T before anything else at
+T, so the model trained at T (and, in weekly mode, the histories frozen at T)
+contain exactly the jobs whose ``finished`` was reported with ``end < T``; a
+job ending at T belongs to the next week's data.
+
+**Divider** (:meth:`divider`): median actual runtime of the jobs whose
+``finished`` was reported with ``end`` in ``(now - divider_window, now]``
+(median of an even count = mean of the two middle values, as numpy).  It
+counts every finished job, labelled or not, and only final runs (a run
+killed by the safeguard never reaches ``finished``).  ``None`` when the window
+is empty.
+
+**True class** of a job = small iff its actual runtime < the divider in force
+*at its classification* (stored with the job then).  A job classified while
+no divider existed (nothing finished in the last window, e.g. the very first
+jobs of a trace) has **no label**: it is excluded from training, from the
+category histories and from the metrics (counted under ``unlabelled``).
+
+**Features** (``bftune.learning.features``) are computed once, in
+:meth:`classify`, and the row is stored with the job; training later uses the
+stored rows with the labels learned at ``finished``.  The category histories
+they read hold only jobs already finished: in ``"live"`` mode every job whose
+``finished`` was called before this ``classify``; in ``"weekly"`` mode (the
+study's) only those finished before the last week boundary (the histories are
+updated at boundaries, in finish order).  A job therefore never sees itself,
+nor any job still waiting or running, nor (weekly) any job that finished after
+the last retraining.
+
+**Retraining** at each boundary, on *all* labelled finished jobs so far:
+
+- none yet: no model, every job is large (``(False, 0.0)``) - the first week
+  always, and later weeks while nothing labelled has finished;
+- no new labelled job since the previous boundary: the previous model is kept
+  (retraining on the same rows with the same seed would give the same forest),
+  with a warning;
+- one class only: no forest; a constant model predicting that class with
+  probability 1 (small) or 0 (large), with a warning;
+- otherwise ``RandomForestClassifier(n_estimators, random_state=seed,
+  n_jobs=1, max_depth, min_samples_leaf, max_samples)``.
+
+**Prediction**: small iff P(small) >= 0.5 (a tie goes to *small*, whereas
+scikit-learn's ``predict`` would give the first class, large).  P(small) is
+scikit-learn's ``predict_proba`` (mean over trees of the leaf's class share),
+computed by :class:`CompiledForest`, a numpy traversal of all trees at once
+that returns the same number (same summation order) at a fraction of the
+per-call cost of ``predict_proba`` on one row.  Identical rows within a week
+share a cached probability.
+
+**Speed defaults** (``experiments/bench_classifier.py`` on CEA-Curie, 290k
+jobs, see the module constants): a full-depth forest on all finished jobs
+takes far more than the 2 s retraining budget late in the trace, so each tree
+is grown on a bootstrap of at most :data:`DEFAULT_MAX_SAMPLES` rows drawn from
+*all* labelled finished jobs, to depth :data:`DEFAULT_MAX_DEPTH` with leaves
+of at least :data:`DEFAULT_MIN_SAMPLES_LEAF` rows.  ``max_samples=None,
+max_depth=None, min_samples_leaf=1`` give scikit-learn's defaults back.
+
+**Determinism**: given the seed and the same sequence of calls, every model,
+prediction and report is identical.
+
+**Metrics** (:meth:`report`, SPEC section 3), on labelled finished jobs,
+overall and per week of submission, with "small" as the positive class:
+accuracy = (TP+TN)/n, precision = TP/(TP+FP), recall = TP/(TP+FN),
+false_small_rate = FP/(FP+TN) (share of truly large jobs classified small:
+the ones the safeguard will kill), false_large_rate = FN/(FN+TP) (share of
+truly small jobs classified large); ``None`` (JSON null) where the
+denominator is 0.  The confusion counts are reported too.  Per-week feature
+importances (scikit-learn's impurity-based ``feature_importances_``) are those
+of the model in force during that week.
+
+**Bad input** never crashes: a user < 0 is the sentinel user -1, a walltime
+<= 0 or not finite and procs <= 0 are the sentinel -1; the report warns with
+counts (all jobs without a user: "no user ids").  Misuse of the API does
+raise ``ValueError``: a job classified twice, ``finished`` for a job never
+classified or finished twice, time going backwards.
+"""
+
+from __future__ import annotations
+
+import time
+from bisect import bisect_left, insort
+from collections import deque
+
+import numpy as np
+from sklearn.tree import DecisionTreeClassifier
+
+from bftune.learning.features import FEATURE_NAMES, N_FEATURES, Calendar, FeatureExtractor
+
+WEEK = 604800.0
+
+#: Forest defaults chosen so that retraining stays under 2 s per week on the
+#: largest trace (CEA-Curie, ~290k jobs); see the module docstring.
+DEFAULT_MAX_SAMPLES = 5000
+DEFAULT_MAX_DEPTH = 10
+DEFAULT_MIN_SAMPLES_LEAF = 5
+
+_TIME_EPS = 1e-6
+_NOT_FINISHED = -2  # job states (labels are 0 = large, 1 = small)
+_UNLABELLED = -1
+
+
+def fit_forest(X: np.ndarray, y: np.ndarray, *, n_estimators: int, seed: int, max_depth: int | None,
+               min_samples_leaf: int, max_samples: int | None) -> list[DecisionTreeClassifier]:
+    """A random forest on all rows of (X, y), bagged here rather than by scikit-learn.
+
+    Same model as ``RandomForestClassifier(n_estimators, max_depth=...,
+    min_samples_leaf=..., max_samples=..., random_state=seed)``: tree i is a
+    ``DecisionTreeClassifier(max_features="sqrt")`` grown on a bootstrap of
+    ``min(n, max_samples)`` rows drawn with replacement from *all* n rows.
+    The bootstrap rows are passed as a (duplicated) sub-matrix instead of
+    scikit-learn's "full matrix + bootstrap counts as weights", because the
+    latter costs O(n) per tree whatever ``max_samples`` is (``np.unique`` of y,
+    weight and splitter set-up over all rows): about 1.8 s for 100 trees at
+    n = 290k (CEA-Curie), the whole retraining budget.  The only behavioural
+    difference: ``min_samples_leaf`` counts duplicated rows.  All randomness
+    comes from ``numpy.random.default_rng(seed)``, drawn in tree order.
+    """
+    n = len(y)
+    size = n if max_samples is None else min(n, max_samples)
+    rng = np.random.default_rng(seed)
+    trees = []
+    for _ in range(n_estimators):
+        idx = rng.integers(0, n, size)
+        tree = DecisionTreeClassifier(max_features="sqrt", max_depth=max_depth, min_samples_leaf=min_samples_leaf,
+                                      random_state=int(rng.integers(0, 2**31 - 1)))
+        tree.fit(X[idx], y[idx], check_input=False)  # X: float32, C-contiguous (fancy indexing copies)
+        trees.append(tree)
+    return trees
+
+
+def forest_importances(trees: list[DecisionTreeClassifier]) -> np.ndarray:
+    """Impurity-based importances as ``RandomForestClassifier.feature_importances_`` computes them."""
+    per_tree = [t.feature_importances_ for t in trees if t.tree_.node_count > 1]
+    if not per_tree:
+        return np.zeros(trees[0].n_features_in_ if trees else N_FEATURES)
+    mean = np.mean(per_tree, axis=0, dtype=np.float64)
+    total = mean.sum()
+    return mean / total if total > 0 else mean
+
+
+class CompiledForest:
+    """Fitted trees flattened for fast one-row ``P(small)``.
+
+    All trees' nodes are laid end to end; ``_child[2n]`` / ``_child[2n+1]`` are
+    the left / right child of node n (a leaf is its own children), so one numpy
+    step moves every tree one level down, and ``max depth`` steps reach every
+    leaf.  Like scikit-learn, a row goes left iff ``x[feature] <= threshold``
+    with the float32 feature compared to the float64 threshold; the per-tree
+    probabilities are summed in tree order and divided by the number of
+    trees, as ``RandomForestClassifier.predict_proba`` does, so the result is
+    the forest's ``predict_proba`` for the small class.  A tree whose
+    bootstrap held one class only predicts that class with probability 1.
+    """
+
+    __slots__ = ("_roots", "_feat", "_thr", "_child", "_leafp", "_depth", "_n")
+
+    def __init__(self, trees, small_class=1) -> None:
+        roots, feats, thrs, childs, leafps = [], [], [], [], []
+        offset = 0
+        depth = 0
+        for est in trees:
+            t = est.tree_
+            n = t.node_count
+            left = t.children_left.astype(np.int64)
+            right = t.children_right.astype(np.int64)
+            leaf = left < 0
+            own = np.arange(offset, offset + n, dtype=np.int64)
+            child = np.empty(2 * n, dtype=np.int64)
+            child[0::2] = np.where(leaf, own, left + offset)
+            child[1::2] = np.where(leaf, own, right + offset)
+            feat = np.where(leaf, 0, t.feature).astype(np.int64)
+            thr = np.where(leaf, 0.0, t.threshold)
+            classes = list(est.classes_)
+            value = t.value[:, 0, :]
+            total = value.sum(axis=1)
+            total[total == 0.0] = 1.0
+            if small_class in classes:
+                leafp = value[:, classes.index(small_class)] / total
+            else:
+                leafp = np.zeros(n)
+            roots.append(offset)
+            feats.append(feat)
+            thrs.append(thr)
+            childs.append(child)
+            leafps.append(leafp)
+            depth = max(depth, t.max_depth)
+            offset += n
+        self._roots = np.asarray(roots, dtype=np.int64)
+        self._feat = np.concatenate(feats)
+        self._thr = np.concatenate(thrs)
+        self._child = np.concatenate(childs)
+        self._leafp = np.concatenate(leafps)
+        self._depth = int(depth)
+        self._n = len(roots)
+
+    def proba(self, x: np.ndarray) -> float:
+        """P(small) of one float32 feature row."""
+        nodes = self._roots
+        feat, thr, child = self._feat, self._thr, self._child
+        for _ in range(self._depth):
+            nodes = child[(nodes << 1) + (x[feat[nodes]] > thr[nodes])]
+        return sum(self._leafp[nodes].tolist()) / self._n
+
+    def proba_many(self, X: np.ndarray) -> np.ndarray:
+        """P(small) of each row of a float32 matrix (same arithmetic as :meth:`proba`)."""
+        return np.array([self.proba(x) for x in X], dtype=np.float64)
+
+
+def confusion_metrics(tp: int, fp: int, tn: int, fn: int) -> dict:
+    """SPEC section 3 classifier metrics of one confusion matrix ("small" = positive).
+
+    Ratios with a zero denominator are ``None``.
+    """
+
+    def ratio(a: int, b: int):
+        return a / b if b else None
+
+    n = tp + fp + tn + fn
+    return {
+        "n": n,
+        "tp": tp,
+        "fp": fp,
+        "tn": tn,
+        "fn": fn,
+        "accuracy": ratio(tp + tn, n),
+        "precision": ratio(tp, tp + fp),
+        "recall": ratio(tp, tp + fn),
+        "false_small_rate": ratio(fp, fp + tn),
+        "false_large_rate": ratio(fn, fn + tp),
+    }
+
+
+class RuntimeClassifier:
+    """Online small/large classifier; see the module docstring for the semantics."""
+
+    def __init__(
+        self,
+        unix_start_time: int | None,
+        timezone: str | None,
+        features: str = "weekly",
+        seed: int = 0,
+        n_estimators: int = 100,
+        week: float = WEEK,
+        divider_window: float = WEEK,
+        *,
+        max_depth: int | None = DEFAULT_MAX_DEPTH,
+        min_samples_leaf: int = DEFAULT_MIN_SAMPLES_LEAF,
+        max_samples: int | None = DEFAULT_MAX_SAMPLES,
+    ) -> None:
+        if features not in ("weekly", "live"):
+            raise ValueError(f"features must be 'weekly' or 'live', not {features!r}")
+        if not week > 0:
+            raise ValueError(f"week must be > 0, got {week}")
+        if not divider_window > 0:
+            raise ValueError(f"divider_window must be > 0, got {divider_window}")
+        if n_estimators < 1:
+            raise ValueError(f"n_estimators must be >= 1, got {n_estimators}")
+        self.features = features
+        self.live = features == "live"
+        self.seed = seed
+        self.n_estimators = n_estimators
+        self.week = float(week)
+        self.divider_window = float(divider_window)
+        self.max_depth = max_depth
+        self.min_samples_leaf = min_samples_leaf
+        self.max_samples = max_samples
+        self.calendar = Calendar(unix_start_time, timezone)
+        self._fx = FeatureExtractor(self.calendar)
+
+        self._now = -np.inf
+        self._origin: float | None = None
+        self._next_k = 1  # index of the next boundary to process
+        self._next_boundary = np.inf
+
+        # Per job, by classification order i.
+        self._index: dict[str, int] = {}
+        self._ids: list[str] = []
+        self._X = np.empty((1024, N_FEATURES), dtype=np.float32)
+        self._keys: list[tuple] = []
+        self._divider_at: list[float | None] = []
+        self._week_of: list[int] = []
+        self._pred: list[bool] = []
+        self._prob: list[float] = []
+        self._state: list[int] = []  # -2 not finished, -1 finished unlabelled, 0 large, 1 small
+
+        # Divider window: (end, runtime) in end order, and the runtimes sorted.
+        self._win: deque[tuple[float, float]] = deque()
+        self._sorted: list[float] = []
+
+        # Training set: rows of labelled finished jobs and their labels.
+        self._train_rows: list[int] = []
+        self._train_y: list[int] = []
+        self._pending: list[tuple[tuple, bool]] = []  # weekly mode: recorded at the next boundary
+        self._finished_this_week = 0
+        self._labelled_at_last_fit = 0
+
+        # Model in force: None (all large), float (constant P(small)) or CompiledForest.
+        self._model: CompiledForest | float | None = None
+        self._cache: dict[bytes, float] = {}
+        self._models: list[dict] = [{"week": 0, "kind": "none", "reason": "first week: no model",
+                                     "train_size": 0, "train_small": 0, "retrain_seconds": 0.0,
+                                     "importances": None}]
+        self._week_warnings: dict[int, list[str]] = {}
+
+    # ------------------------------------------------------------------ clock
+
+    def advance(self, now: float) -> None:
+        """Process every week boundary <= now not processed yet (retraining)."""
+        if now < self._now:
+            if now < self._now - _TIME_EPS:
+                raise ValueError(f"time went backwards: {now} after {self._now}")
+            return
+        self._now = now
+        if now >= self._next_boundary:
+            self._process_boundaries(now)
+
+    def _process_boundaries(self, now: float) -> None:
+        while True:
+            k = self._next_k
+            boundary = self._origin + k * self.week
+            if boundary > now:
+                self._next_boundary = boundary
+                return
+            self._retrain(k)
+            self._next_k = k + 1
+
+    # ---------------------------------------------------------------- divider
+
+    def divider(self, now: float) -> float | None:
+        """Median runtime of jobs finished in (now - divider_window, now]; None if none."""
+        self.advance(now)
+        return self._divider_now()
+
+    def _divider_now(self) -> float | None:
+        win, srt = self._win, self._sorted
+        lo = self._now - self.divider_window
+        while win and win[0][0] <= lo:
+            _, r = win.popleft()
+            del srt[bisect_left(srt, r)]
+        n = len(srt)
+        if n == 0:
+            return None
+        m = n >> 1
+        return float(srt[m]) if n & 1 else (srt[m - 1] + srt[m]) / 2.0
+
+    # ------------------------------------------------------------- per job
+
+    def classify(self, job_id: str, user: int, procs: int, walltime: float, submit: float,
+                 now: float) -> tuple[bool, float]:
+        """Classify a job at its submission: (small?, P(small)).
+
+        Stores the job's feature row and the divider in force now (its label
+        threshold).  Before the first model (first week): (False, 0.0).
+        """
+        if self._origin is None:
+            self._origin = float(submit)
+            self._next_boundary = self._origin + self.week
+        self.advance(now)
+        if job_id in self._index:
+            raise ValueError(f"job {job_id!r} classified twice")
+        i = len(self._ids)
+        values, keys = self._fx.row(user, procs, walltime, submit)
+        if i == len(self._X):
+            grown = np.empty((2 * i, N_FEATURES), dtype=np.float32)
+            grown[:i] = self._X
+            self._X = grown
+        row = self._X[i]
+        row[:] = values
+
+        model = self._model
+        if model is None:
+            prob = 0.0
+        elif model.__class__ is float:
+            prob = model
+        else:
+            key = row.tobytes()
+            prob = self._cache.get(key)
+            if prob is None:
+                prob = self._cache[key] = model.proba(row)
+        small = prob >= 0.5
+
+        self._index[job_id] = i
+        self._ids.append(job_id)
+        self._keys.append(keys)
+        self._divider_at.append(self._divider_now())
+        wk = int((submit - self._origin) // self.week)
+        self._week_of.append(wk if wk > 0 else 0)
+        self._pred.append(small)
+        self._prob.append(prob)
+        self._state.append(_NOT_FINISHED)
+        return small, prob
+
+    def finished(self, job_id: str, runtime: float, end: float) -> None:
+        """The job's final run ended at ``end`` after ``runtime`` seconds.
+
+        A rerun's id ``<origin>#<n>`` is accepted for its origin's id.
+        """
+        self.advance(end)
+        i = self._index.get(job_id)
+        if i is None and "#" in job_id:
+            i = self._index.get(job_id.split("#", 1)[0])
+        if i is None:
+            raise ValueError(f"finished() for job {job_id!r}, which was never classified")
+        if self._state[i] != _NOT_FINISHED:
+            raise ValueError(f"finished() twice for job {job_id!r}")
+        self._win.append((self._now, runtime))
+        insort(self._sorted, runtime)
+        self._finished_this_week += 1
+        d = self._divider_at[i]
+        if d is None:
+            self._state[i] = _UNLABELLED
+            return
+        small = runtime < d
+        self._state[i] = int(small)
+        self._train_rows.append(i)
+        self._train_y.append(int(small))
+        if self.live:
+            self._fx.record(self._keys[i], small)
+        else:
+            self._pending.append((self._keys[i], small))
+
+    # ------------------------------------------------------------- training
+
+    def _warn_week(self, week: int, message: str) -> None:
+        self._week_warnings.setdefault(week, []).append(message)
+
+    def _retrain(self, k: int) -> None:
+        """Boundary k: week k - 1 ends, the model of week k is fitted."""
+        t0 = time.perf_counter()
+        if self._pending:  # weekly mode: histories now include jobs finished before the boundary
+            for keys, small in self._pending:
+                self._fx.record(keys, small)
+            self._pending.clear()
+        if self._finished_this_week == 0:
+            self._warn_week(k - 1, f"week {k - 1}: no job finished")
+        self._finished_this_week = 0
+
+        n = len(self._train_rows)
+        n_small = sum(self._train_y)
+        info = {"week": k, "train_size": n, "train_small": n_small, "retrain_seconds": 0.0, "importances": None}
+        if n == 0:
+            self._model = None
+            info.update(kind="none", reason="no labelled finished job yet: every job large")
+            self._warn_week(k, f"week {k}: no labelled finished job to train on: every job classified large")
+        elif n == self._labelled_at_last_fit:
+            prev = self._models[-1]
+            info.update(kind=prev["kind"], reason=f"no new labelled finished job: model of week {prev['week']} kept",
+                        importances=prev["importances"], kept_from=prev.get("kept_from", prev["week"]))
+            self._warn_week(k, f"week {k}: no new labelled finished job since the last retraining: previous model kept")
+        elif n_small == 0 or n_small == n:
+            self._model = 1.0 if n_small else 0.0
+            cls = "small" if n_small else "large"
+            info.update(kind="constant", reason=f"single-class training set: every job {cls}")
+            self._warn_week(k, f"week {k}: single-class training set ({n} jobs, all {cls}): "
+                               f"constant model, every job classified {cls}")
+            self._labelled_at_last_fit = n
+        else:
+            rows = np.asarray(self._train_rows, dtype=np.int64)
+            X = self._X[rows]
+            y = np.asarray(self._train_y, dtype=np.int8)
+            trees = fit_forest(X, y, n_estimators=self.n_estimators, seed=self.seed, max_depth=self.max_depth,
+                               min_samples_leaf=self.min_samples_leaf, max_samples=self.max_samples)
+            self._model = CompiledForest(trees, small_class=1)
+            info.update(kind="forest", reason="",
+                        importances={name: float(v) for name, v in zip(FEATURE_NAMES, forest_importances(trees))})
+            self._labelled_at_last_fit = n
+        self._cache = {}
+        info["retrain_seconds"] = time.perf_counter() - t0
+        self._models.append(info)
+
+    # ------------------------------------------------------------- inspection
+
+    @property
+    def feature_names(self) -> tuple[str, ...]:
+        return FEATURE_NAMES
+
+    def job(self, job_id: str) -> dict:
+        """What the classifier stored about a job (for tests and diagnostics)."""
+        i = self._index[job_id]
+        state = self._state[i]
+        return {
+            "features": dict(zip(FEATURE_NAMES, self._X[i].tolist())),
+            "row": self._X[i].copy(),
+            "divider": self._divider_at[i],
+            "week": self._week_of[i],
+            "small": self._pred[i],
+            "prob": self._prob[i],
+            "finished": state != _NOT_FINISHED,
+            "label": None if state < 0 else state,
+        }
+
+    def report(self) -> dict:
+        """JSON-able summary: counts, metrics overall and per week, models, warnings."""
+        n = len(self._ids)
+        state = np.asarray(self._state, dtype=np.int8)
+        pred = np.asarray(self._pred, dtype=bool)
+        week_of = np.asarray(self._week_of, dtype=np.int64)
+        labelled = state >= 0
+        n_weeks = max(int(week_of.max()) + 1 if n else 0, len(self._models))
+
+        def metrics(mask: np.ndarray) -> dict:
+            truth = state[mask] == 1
+            p = pred[mask]
+            return confusion_metrics(int(np.sum(truth & p)), int(np.sum(~truth & p)),
+                                     int(np.sum(~truth & ~p)), int(np.sum(truth & ~p)))
+
+        weeks = []
+        for k in range(n_weeks):
+            in_week = week_of == k
+            m = metrics(in_week & labelled)
+            model = self._models[k] if k < len(self._models) else self._models[-1]
+            warnings = list(self._week_warnings.get(k, []))
+            submitted = int(in_week.sum())
+            if submitted == 0:
+                warnings.append(f"week {k}: no job submitted")
+            elif m["n"] and (m["tp"] + m["fn"] in (0, m["n"])):
+                cls = "small" if m["tp"] + m["fn"] else "large"
+                warnings.append(f"week {k}: single-class week (all {m['n']} evaluated jobs truly {cls}): "
+                                f"some rates undefined")
+            weeks.append({
+                "week": k,
+                "start": None if self._origin is None else self._origin + k * self.week,
+                "submitted": submitted,
+                "evaluated": m["n"],
+                "unlabelled": int(np.sum(in_week & (state == _UNLABELLED))),
+                "unfinished": int(np.sum(in_week & (state == _NOT_FINISHED))),
+                "predicted_small": int(np.sum(in_week & pred)),
+                "metrics": m,
+                "model": {key: model.get(key) for key in
+                          ("week", "kind", "reason", "train_size", "train_small", "retrain_seconds", "kept_from")},
+                "importances": model["importances"],
+                "warnings": warnings,
+            })
+
+        warnings = list(self.calendar.warnings)
+        fx = self._fx
+        for count, what in ((fx.n_missing_user, "user id"), (fx.n_missing_walltime, "walltime"),
+                            (fx.n_missing_procs, "processor count")):
+            if count and count == n:
+                warnings.append(f"no {what}s: every job uses the sentinel -1 "
+                                + ("(categories are per procs / walltime / day across all users)"
+                                   if what == "user id" else "(feature uninformative)"))
+            elif count:
+                warnings.append(f"{count} of {n} jobs without a {what}: sentinel -1 used")
+        for w in weeks:
+            warnings.extend(w["warnings"])
+
+        fitted = [mdl["retrain_seconds"] for mdl in self._models[1:]]
+        return {
+            "config": {
+                "features": self.features,
+                "seed": self.seed,
+                "n_estimators": self.n_estimators,
+                "max_depth": self.max_depth,
+                "min_samples_leaf": self.min_samples_leaf,
+                "max_samples": self.max_samples,
+                "week": self.week,
+                "divider_window": self.divider_window,
+                "origin": self._origin,
+                "unix_start_time": self.calendar.unix_start_time,
+                "timezone": self.calendar.tz_name,
+                "feature_names": list(FEATURE_NAMES),
+                "decision": "small iff P(small) >= 0.5",
+            },
+            "counts": {
+                "classified": n,
+                "finished": int(np.sum(state != _NOT_FINISHED)),
+                "evaluated": int(labelled.sum()),
+                "unlabelled": int(np.sum(state == _UNLABELLED)),
+                "unfinished": int(np.sum(state == _NOT_FINISHED)),
+                "predicted_small": int(pred.sum()),
+                "truly_small": int(np.sum(state == 1)),
+                "retrainings": len(fitted),
+                "forests": sum(1 for mdl in self._models if mdl["kind"] == "forest"
+                               and "kept_from" not in mdl),
+            },
+            "overall": metrics(labelled),
+            "retrain_seconds": {
+                "max": max(fitted) if fitted else 0.0,
+                "mean": sum(fitted) / len(fitted) if fitted else 0.0,
+                "total": sum(fitted),
+            },
+            "weeks": weeks,
+            "warnings": warnings,
+        }
