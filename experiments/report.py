@@ -1,0 +1,475 @@
+"""Campaign report: ``report.md`` + PNG plots + summary CSVs, from a campaign directory's tables alone.
+
+Inputs (written by :func:`bftune.experiments.campaign.consolidate`):
+``campaign.json`` (the config and the list of runs), ``runs.csv``, and
+``weeks.csv`` (offline) or ``periods.csv`` + ``choices.csv`` (online);
+``failures/*.json`` is listed if present.  ``bftune campaign --report-only
+DIR`` calls :func:`build_report` only.
+
+Offline tuning: per week, AvgWait and MaxWait of every (Pr, Pb, Theta) are
+divided by the baseline's (EASY-FCFS-FCFS, no threshold) of the same half
+and week.  A week where the baseline's value is 0 gives 1 if the config's is
+0 too, else no ratio (NaN, counted as ``undefined_weeks`` and left out of
+the mean and deciles).  ``summary_offline.csv`` holds, per half and config,
+the mean and the deciles d1..d9 of both ratios; the *best training pair* is
+the config with the lowest mean relative AvgWait on the training half (ties:
+lower mean relative MaxWait, then name), reported with its test figures;
+so is the best one among those whose mean relative MaxWait is <= 1.
+
+Online selection: per strategy, the relative change of total waiting time
+against the baseline (EASY(FCFS, 40 h)) summed over the resamples where
+both ran: ``(sum_r W(s, r) - sum_r W(base, r)) / sum_r W(base, r)``; MaxWait
+as the mean over resamples of each run's MaxWait, with its relative change
+computed the same way.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from bftune.workloads.atomic import atomic_write_text
+
+DECILES = [f"d{i}" for i in range(1, 10)]
+HOUR = 3600.0
+
+
+def _read(out: Path, name: str) -> pd.DataFrame | None:
+    path = out / f"{name}.csv"
+    if not path.exists():
+        return None
+    return pd.read_csv(path, keep_default_na=False, na_values=[""])
+
+
+def _failures(out: Path) -> list[dict]:
+    recs = []
+    for p in sorted((out / "failures").glob("*.json")):
+        try:
+            recs.append(json.loads(p.read_text()))
+        except (OSError, ValueError):
+            continue
+    return recs
+
+
+def _ratio(a: pd.Series, b: pd.Series) -> pd.Series:
+    a = a.astype(float)
+    b = b.astype(float)
+    r = a / b.where(b > 0)
+    return r.mask((b == 0) & (a == 0), 1.0)
+
+
+# --- markdown helpers -------------------------------------------------------------------
+
+
+def _fmt(v, spec: str = "{:.3f}") -> str:
+    if v is None or (isinstance(v, float) and math.isnan(v)):
+        return "-"
+    if isinstance(v, (bool, np.bool_)):
+        return "yes" if v else ""
+    if isinstance(v, (int, np.integer)):
+        return str(int(v))
+    if isinstance(v, (float, np.floating)):
+        return spec.format(float(v))
+    return str(v)
+
+
+def md_table(df: pd.DataFrame, formats: dict[str, str] | None = None) -> str:
+    formats = formats or {}
+    cols = list(df.columns)
+    lines = ["| " + " | ".join(cols) + " |", "|" + "|".join("---" for _ in cols) + "|"]
+    for _, row in df.iterrows():
+        lines.append("| " + " | ".join(_fmt(row[c], formats.get(c, "{:.3f}")) for c in cols) + " |")
+    return "\n".join(lines)
+
+
+def _pyplot():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def _save(fig, path: Path) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.tmp.png")
+    fig.savefig(tmp, dpi=110, bbox_inches="tight", metadata={"Software": None})
+    os.replace(tmp, path)
+    fig.clf()
+
+
+# --- offline ------------------------------------------------------------------------------
+
+
+def offline_relative(weeks: pd.DataFrame) -> pd.DataFrame:
+    """``weeks.csv`` with the baseline's AvgWait/MaxWait of the same half and week, and the ratios."""
+    base = weeks[weeks["baseline"].astype(bool)][["split", "week", "avg_wait", "max_wait"]]
+    base = base.rename(columns={"avg_wait": "base_avg_wait", "max_wait": "base_max_wait"})
+    df = weeks.merge(base, on=["split", "week"], how="left")
+    df["rel_avg_wait"] = _ratio(df["avg_wait"], df["base_avg_wait"])
+    df["rel_max_wait"] = _ratio(df["max_wait"], df["base_max_wait"])
+    return df
+
+
+def offline_summary(rel: pd.DataFrame) -> pd.DataFrame:
+    """Per half and config: mean and deciles of the relative AvgWait and MaxWait."""
+    rows = []
+    keys = ["split", "config", "primary", "backfill", "threshold", "baseline"]
+    for key, g in rel.groupby(keys, sort=False):
+        row = dict(zip(keys, key))
+        has_jobs = g["jobs"] > 0
+        row["weeks"] = int(has_jobs.sum())
+        for metric in ("rel_avg_wait", "rel_max_wait"):
+            v = g[metric].to_numpy(dtype=float)
+            v = v[~np.isnan(v)]
+            row[f"{metric}_mean"] = float(v.mean()) if len(v) else math.nan
+            qs = np.quantile(v, np.arange(1, 10) / 10) if len(v) else [math.nan] * 9
+            for name, q in zip(DECILES, qs):
+                row[f"{metric}_{name}"] = float(q)
+        row["undefined_weeks"] = int((has_jobs & g["rel_avg_wait"].isna()).sum())
+        row["mean_avg_wait"] = float(g["avg_wait"].mean())
+        row["mean_max_wait"] = float(g["max_wait"].mean())
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def best_configs(summary: pd.DataFrame) -> pd.DataFrame:
+    """The best training configs (overall and with mean relative MaxWait <= 1) and their test figures."""
+    splits = list(dict.fromkeys(summary["split"]))
+    train_split = "train" if "train" in splits else (splits[0] if splits else None)
+    if train_split is None:
+        return pd.DataFrame()
+    train = summary[summary["split"] == train_split].dropna(subset=["rel_avg_wait_mean"])
+    rows = []
+    for criterion, pool in (("lowest mean rel. AvgWait", train),
+                            ("lowest mean rel. AvgWait with mean rel. MaxWait <= 1",
+                             train[train["rel_max_wait_mean"] <= 1.0])):
+        if pool.empty:
+            continue
+        best = pool.sort_values(["rel_avg_wait_mean", "rel_max_wait_mean", "config"]).iloc[0]
+        for split in splits:
+            match = summary[(summary["split"] == split) & (summary["config"] == best["config"])]
+            if match.empty:
+                continue
+            m = match.iloc[0]
+            rows.append({"criterion": criterion, "config": best["config"], "selected_on": train_split,
+                         "split": split, "rel_avg_wait_mean": m["rel_avg_wait_mean"],
+                         "rel_avg_wait_d1": m["rel_avg_wait_d1"], "rel_avg_wait_d5": m["rel_avg_wait_d5"],
+                         "rel_avg_wait_d9": m["rel_avg_wait_d9"], "rel_max_wait_mean": m["rel_max_wait_mean"],
+                         "rel_max_wait_d1": m["rel_max_wait_d1"], "rel_max_wait_d5": m["rel_max_wait_d5"],
+                         "rel_max_wait_d9": m["rel_max_wait_d9"], "weeks": m["weeks"]})
+    return pd.DataFrame(rows)
+
+
+def _plot_offline_scatter(summary: pd.DataFrame, best: pd.DataFrame, path: Path) -> None:
+    plt = _pyplot()
+    splits = list(dict.fromkeys(summary["split"]))
+    thresholds = list(dict.fromkeys(summary["threshold"]))
+    cmap = plt.get_cmap("viridis", max(len(thresholds), 2))
+    fig, axes = plt.subplots(1, len(splits), figsize=(6.2 * len(splits), 5.2), squeeze=False)
+    best_name = best.iloc[0]["config"] if not best.empty else None
+    for ax, split in zip(axes[0], splits):
+        s = summary[summary["split"] == split]
+        for i, th in enumerate(thresholds):
+            g = s[s["threshold"] == th]
+            x, y = g["rel_avg_wait_mean"], g["rel_max_wait_mean"]
+            xerr = np.vstack([(x - g["rel_avg_wait_d1"]).clip(lower=0), (g["rel_avg_wait_d9"] - x).clip(lower=0)])
+            yerr = np.vstack([(y - g["rel_max_wait_d1"]).clip(lower=0), (g["rel_max_wait_d9"] - y).clip(lower=0)])
+            ax.errorbar(x, y, xerr=xerr, yerr=yerr, fmt="o", ms=4, color=cmap(i), ecolor=cmap(i), alpha=0.8,
+                        elinewidth=0.5, capsize=0, label=f"threshold {th}")
+        ax.axvline(1.0, color="grey", lw=0.8, ls="--")
+        ax.axhline(1.0, color="grey", lw=0.8, ls="--")
+        base = s[s["baseline"].astype(bool)]
+        if not base.empty:
+            ax.plot(base["rel_avg_wait_mean"], base["rel_max_wait_mean"], "k*", ms=12, label="EASY-FCFS-FCFS")
+        if best_name is not None:
+            b = s[s["config"] == best_name]
+            if not b.empty:
+                ax.plot(b["rel_avg_wait_mean"], b["rel_max_wait_mean"], "rs", ms=9, mfc="none", mew=1.5,
+                        label=f"best on training: {best_name}")
+        ax.set_xlabel("AvgWait / AvgWait(EASY-FCFS-FCFS), mean over weeks (bars: d1-d9)")
+        ax.set_ylabel("MaxWait / MaxWait(EASY-FCFS-FCFS), mean over weeks (bars: d1-d9)")
+        ax.set_title(f"{split} half: {s['weeks'].max()} resampled weeks")
+        ax.legend(fontsize=7, loc="best")
+    _save(fig, path)
+    plt.close(fig)
+
+
+def _plot_offline_heatmaps(summary: pd.DataFrame, path: Path) -> None:
+    plt = _pyplot()
+    splits = list(dict.fromkeys(summary["split"]))
+    thresholds = list(dict.fromkeys(summary["threshold"]))
+    policies = list(dict.fromkeys(summary["primary"]))
+    fig, axes = plt.subplots(len(splits), len(thresholds), figsize=(3.0 * len(thresholds), 3.0 * len(splits)),
+                             squeeze=False)
+    values = summary["rel_avg_wait_mean"].to_numpy(dtype=float)
+    finite = values[np.isfinite(values)]
+    vmin, vmax = (float(finite.min()), float(finite.max())) if len(finite) else (0.0, 2.0)
+    im = None
+    for i, split in enumerate(splits):
+        for j, th in enumerate(thresholds):
+            ax = axes[i][j]
+            g = summary[(summary["split"] == split) & (summary["threshold"] == th)]
+            grid = g.pivot_table(index="primary", columns="backfill", values="rel_avg_wait_mean", aggfunc="first")
+            grid = grid.reindex(index=policies, columns=policies)
+            im = ax.imshow(grid.to_numpy(dtype=float), cmap="RdYlGn_r", vmin=vmin, vmax=vmax)
+            for a in range(len(policies)):
+                for b in range(len(policies)):
+                    v = grid.iat[a, b]
+                    if np.isfinite(v):
+                        ax.text(b, a, f"{v:.2f}", ha="center", va="center", fontsize=5.5)
+            ax.set_xticks(range(len(policies)), policies, rotation=90, fontsize=6)
+            ax.set_yticks(range(len(policies)), policies, fontsize=6)
+            ax.set_title(f"{split}, threshold {th}", fontsize=8)
+            if j == 0:
+                ax.set_ylabel("primary Pr", fontsize=7)
+            if i == len(splits) - 1:
+                ax.set_xlabel("backfill Pb", fontsize=7)
+    if im is not None:
+        fig.colorbar(im, ax=axes, shrink=0.6, label="mean AvgWait / AvgWait(EASY-FCFS-FCFS)")
+    _save(fig, path)
+    plt.close(fig)
+
+
+def _offline_report(out: Path, meta: dict, lines: list[str]) -> None:
+    weeks = _read(out, "weeks")
+    if weeks is None or weeks.empty:
+        lines.append("No finished run yet: nothing to report.")
+        return
+    rel = offline_relative(weeks)
+    if rel["base_avg_wait"].isna().all():
+        lines.append("**The baseline (EASY-FCFS-FCFS) has no stored run: relative metrics are undefined.**\n")
+    summary = offline_summary(rel)
+    best = best_configs(summary)
+    atomic_write_text(out / "summary_offline.csv", summary.to_csv(index=False))
+    atomic_write_text(out / "summary_best.csv", best.to_csv(index=False))
+    settings = meta.get("settings", {})
+    lines.append(f"Offline tuning of EASY-Pr-Pb: {len(settings.get('policies', []))} policies "
+                 f"({', '.join(settings.get('policies', []))}), thresholds {', '.join(settings.get('thresholds', []))}, "
+                 f"{settings.get('weeks')} resampled weeks per half, each week simulated alone from an empty machine. "
+                 f"Ratios are per week against {settings.get('baseline')} of the same week (mean and deciles over "
+                 "weeks; lower is better).\n")
+    lines.append("## Best training configuration and its test performance\n")
+    if best.empty:
+        lines.append("No configuration has defined ratios on the training half.\n")
+    else:
+        lines.append(md_table(best, {"weeks": "{:.0f}"}) + "\n")
+    lines.append("![AvgWait vs MaxWait](plots/avgwait_maxwait.png)\n")
+    lines.append("![Mean relative AvgWait per pair](plots/pairs_heatmap.png)\n")
+    cols = ["config", "weeks", "rel_avg_wait_mean", "rel_avg_wait_d1", "rel_avg_wait_d5", "rel_avg_wait_d9",
+            "rel_max_wait_mean", "rel_max_wait_d1", "rel_max_wait_d5", "rel_max_wait_d9", "undefined_weeks"]
+    splits = list(dict.fromkeys(summary["split"]))
+    for split in splits:
+        s = summary[summary["split"] == split].sort_values(["rel_avg_wait_mean", "rel_max_wait_mean", "config"])
+        top = s.head(15)
+        base = s[s["baseline"].astype(bool)]
+        table = pd.concat([top, base[~base["config"].isin(top["config"])]])
+        lines.append(f"## {split} half: the 15 best configurations by mean relative AvgWait\n")
+        lines.append(f"(all {len(s)} in `summary_offline.csv`; the baseline row last)\n")
+        lines.append(md_table(table[cols], {"weeks": "{:.0f}", "undefined_weeks": "{:.0f}"}) + "\n")
+    _plot_offline_scatter(summary, best, out / "plots" / "avgwait_maxwait.png")
+    _plot_offline_heatmaps(summary, out / "plots" / "pairs_heatmap.png")
+
+
+# --- online -------------------------------------------------------------------------------
+
+
+def online_summary(runs: pd.DataFrame, choices: pd.DataFrame | None = None) -> pd.DataFrame:
+    """Per strategy: relative change of total wait and of mean MaxWait against the baseline."""
+    base = runs[runs["baseline"].astype(bool)][["resample", "total_wait", "max_wait", "avg_wait"]]
+    base = base.rename(columns={"total_wait": "base_total_wait", "max_wait": "base_max_wait",
+                                "avg_wait": "base_avg_wait"})
+    rows = []
+    for strategy, g in runs.groupby("strategy", sort=False):
+        m = g.merge(base, on="resample", how="inner")
+        bw = m["base_total_wait"].sum()
+        bm = m["base_max_wait"].mean()
+        row = {"strategy": strategy, "family": g["family"].iloc[0], "baseline": bool(g["baseline"].iloc[0]),
+               "resamples": int(len(g)), "paired_resamples": int(len(m)),
+               "total_wait": float(g["total_wait"].sum()),
+               "rel_total_wait": float((m["total_wait"].sum() - bw) / bw) if len(m) and bw > 0 else math.nan,
+               "mean_avg_wait": float(g["avg_wait"].mean()), "mean_max_wait": float(g["max_wait"].mean()),
+               "max_max_wait": float(g["max_wait"].max()),
+               "rel_max_wait": float(m["max_wait"].mean() / bm - 1) if len(m) and bm > 0 else math.nan}
+        if choices is not None and not choices.empty:
+            c = choices[choices["strategy"] == strategy]
+            if len(c):
+                share = c["policy"].value_counts(normalize=True, sort=False)
+                share = share.sort_values(ascending=False, kind="stable")
+                row["top_policy"] = f"{share.index[0]} ({100 * share.iloc[0]:.0f}%)"
+        rows.append(row)
+    df = pd.DataFrame(rows)
+    if "top_policy" not in df.columns:
+        df["top_policy"] = ""
+    return df
+
+
+_FAMILY_COLOURS = {"fixed": "#9e9e9e", "random": "#8c564b", "full": "#1f77b4", "noisy": "#2ca02c",
+                   "bandit": "#d62728"}
+
+
+def _plot_online_bars(summary: pd.DataFrame, path: Path) -> None:
+    plt = _pyplot()
+    s = summary.dropna(subset=["rel_total_wait"]).sort_values("rel_total_wait", ascending=False)
+    fig, ax = plt.subplots(figsize=(7.5, 0.32 * len(s) + 1.5))
+    colours = [("black" if b else _FAMILY_COLOURS.get(f, "#444")) for f, b in zip(s["family"], s["baseline"])]
+    ax.barh(s["strategy"].astype(str), 100 * s["rel_total_wait"], color=colours)
+    ax.axvline(0, color="black", lw=0.8)
+    ax.set_xlabel("change of total waiting time vs the baseline, summed over resamples (%)")
+    ax.set_title("Online selection: relative total wait per strategy (lower is better)")
+    _save(fig, path)
+    plt.close(fig)
+
+
+def _plot_online_shares(choices: pd.DataFrame, runs: pd.DataFrame, candidates: list[str], path: Path) -> bool:
+    plt = _pyplot()
+    sel = runs[runs["family"] != "fixed"]
+    strategies = list(dict.fromkeys(sel["strategy"]))
+    strategies = [s for s in strategies if (choices["strategy"] == s).any()]
+    if not strategies:
+        return False
+    policies = list(dict.fromkeys(list(candidates) + sorted(set(choices["policy"]) - set(candidates))))
+    cmap = plt.get_cmap("tab20", max(len(policies), 2))
+    colours = {p: cmap(i) for i, p in enumerate(policies)}
+    ncol = min(4, len(strategies))
+    nrow = math.ceil(len(strategies) / ncol)
+    fig, axes = plt.subplots(nrow, ncol, figsize=(4.2 * ncol, 3.0 * nrow + 0.8), squeeze=False)
+    for ax in axes.flat[len(strategies):]:
+        ax.axis("off")
+    for ax, strategy in zip(axes.flat, strategies):
+        c = choices[choices["strategy"] == strategy]
+        counts = c.groupby(["start", "policy"]).size().unstack(fill_value=0).reindex(columns=policies, fill_value=0)
+        share = counts.div(counts.sum(axis=1), axis=0)
+        days = share.index.to_numpy(dtype=float) / 86400
+        ax.stackplot(days, share.to_numpy().T, colors=[colours[p] for p in policies], step="post")
+        ax.set_xlim(days.min(), days.max() if len(days) > 1 else days.min() + 1)
+        ax.set_ylim(0, 1)
+        ax.set_title(strategy, fontsize=9)
+        ax.set_xlabel("days since start", fontsize=7)
+        ax.set_ylabel("share of resamples", fontsize=7)
+        ax.tick_params(labelsize=7)
+    handles = [plt.Rectangle((0, 0), 1, 1, color=colours[p]) for p in policies]
+    fig.legend(handles, policies, loc="lower center", ncol=min(len(policies), 12), fontsize=7,
+               bbox_to_anchor=(0.5, -0.02))
+    fig.suptitle("Share of each policy chosen per period, over resamples")
+    _save(fig, path)
+    plt.close(fig)
+    return True
+
+
+def _plot_online_cumulative(periods: pd.DataFrame, runs: pd.DataFrame, path: Path) -> None:
+    plt = _pyplot()
+    fams = runs.drop_duplicates("strategy").set_index("strategy")[["family", "baseline"]]
+    tot = periods.groupby(["strategy", "week"], sort=False)["sum_wait"].sum().unstack(0).sort_index().fillna(0.0)
+    cum = tot.cumsum() / HOUR
+    cum.index = cum.index + 1  # value at the end of each week
+    cum.loc[0] = 0.0
+    cum = cum.sort_index()
+    fig, ax = plt.subplots(figsize=(8, 5))
+    for strategy in dict.fromkeys(runs["strategy"]):
+        if strategy not in cum.columns:
+            continue
+        fam, is_base = fams.loc[strategy, "family"], bool(fams.loc[strategy, "baseline"])
+        if is_base:
+            ax.plot(cum.index, cum[strategy], color="black", lw=2, ls="--", label=f"{strategy} (baseline)")
+        elif fam == "fixed":
+            ax.plot(cum.index, cum[strategy], color="#bdbdbd", lw=0.8)
+        else:
+            period = str(strategy).split("/")[-1]
+            ax.plot(cum.index, cum[strategy], color=_FAMILY_COLOURS.get(fam, "#444"), lw=1.4,
+                    ls="-" if period.endswith("d") else ":",
+                    label=strategy)
+    ax.plot([], [], color="#bdbdbd", lw=0.8, label="fixed policies")
+    ax.set_xlabel("weeks since the start of the resampled trace (jobs counted by submission week)")
+    ax.set_ylabel("cumulative waiting time, summed over resamples (hours)")
+    ax.set_title("Cumulative waiting time over time")
+    ax.legend(fontsize=7)
+    _save(fig, path)
+    plt.close(fig)
+
+
+def _online_report(out: Path, meta: dict, lines: list[str]) -> None:
+    runs = _read(out, "runs")
+    if runs is None or runs.empty:
+        lines.append("No finished run yet: nothing to report.")
+        return
+    choices = _read(out, "choices")
+    periods = _read(out, "periods")
+    summary = online_summary(runs, choices)
+    atomic_write_text(out / "summary_online.csv", summary.to_csv(index=False))
+    settings = meta.get("settings", {})
+    lines.append(f"Online policy selection on {settings.get('resamples')} resampled traces of "
+                 f"{settings.get('weeks')} weeks, threshold {settings.get('threshold')}, periods "
+                 f"{', '.join(settings.get('periods', []))}; baseline {settings.get('baseline')}. "
+                 "Relative change of the total waiting time summed over resamples (negative = less waiting); "
+                 "MaxWait: mean over resamples of each run's maximum wait.\n")
+    table = summary.copy()
+    table["rel_total_wait_%"] = 100 * table["rel_total_wait"]
+    table["rel_max_wait_%"] = 100 * table["rel_max_wait"]
+    table["total_wait_h"] = table["total_wait"] / HOUR
+    table["mean_avg_wait_h"] = table["mean_avg_wait"] / HOUR
+    table["mean_max_wait_h"] = table["mean_max_wait"] / HOUR
+    table["max_max_wait_h"] = table["max_max_wait"] / HOUR
+    cols = ["strategy", "family", "resamples", "rel_total_wait_%", "total_wait_h", "mean_avg_wait_h",
+            "mean_max_wait_h", "rel_max_wait_%", "max_max_wait_h", "top_policy"]
+    fmt = {"rel_total_wait_%": "{:+.2f}", "rel_max_wait_%": "{:+.2f}", "total_wait_h": "{:.0f}",
+           "mean_avg_wait_h": "{:.3f}", "mean_max_wait_h": "{:.1f}", "max_max_wait_h": "{:.1f}"}
+    lines.append("## Strategies\n")
+    lines.append(md_table(table[cols], fmt) + "\n")
+    lines.append("![Relative total wait per strategy](plots/relative_wait.png)\n")
+    _plot_online_bars(summary, out / "plots" / "relative_wait.png")
+    if choices is not None and not choices.empty:
+        if _plot_online_shares(choices, runs, settings.get("candidates", []), out / "plots" / "policy_share.png"):
+            lines.append("## Policies chosen over time\n")
+            lines.append("![Share of chosen policies over time](plots/policy_share.png)\n")
+    if periods is not None and not periods.empty:
+        lines.append("## Cumulative waiting time\n")
+        lines.append("![Cumulative wait over time](plots/cumulative_wait.png)\n")
+        _plot_online_cumulative(periods, runs, out / "plots" / "cumulative_wait.png")
+
+
+# --- entry point --------------------------------------------------------------------------
+
+
+def build_report(out_dir: str | os.PathLike[str]) -> Path:
+    """Write ``report.md`` (+ plots and summary CSVs) of a campaign directory; return its path."""
+    from bftune.experiments.campaign import load_meta
+
+    out = Path(out_dir)
+    meta = load_meta(out)
+    runs = _read(out, "runs")
+    n_done = 0 if runs is None else len(runs)
+    n_total = len(meta.get("specs", []))
+    failures = _failures(out)
+    wl = meta.get("workload", {})
+    lines = [f"# Campaign report: {meta.get('name')} ({meta.get('kind')})\n",
+             f"- config: `{meta.get('source')}`; seed {meta.get('seed')}; tau = {meta.get('tau')} s",
+             f"- workload: `{wl.get('trace')}`" + (f", m = {wl['procs']}" if wl.get("procs") else ""),
+             f"- runs: {n_done} of {n_total} stored" + (f", **{len(failures)} failed**" if failures else ""),
+             "- tables: `runs.csv`, " + ("`weeks.csv`, `summary_offline.csv`, `summary_best.csv`"
+                                        if meta.get("kind") == "offline"
+                                        else "`periods.csv`, `choices.csv`, `summary_online.csv`") + "\n"]
+    if n_done < n_total:
+        lines.append(f"**Incomplete campaign: {n_total - n_done} runs missing** (re-run the same command to "
+                     "resume); the figures below use the stored runs only.\n")
+    if meta.get("kind") == "offline":
+        _offline_report(out, meta, lines)
+    else:
+        _online_report(out, meta, lines)
+    if failures:
+        lines.append("## Failed runs\n")
+        for f in failures:
+            spec = f.get("spec", {})
+            lines.append(f"- `{f.get('run_id')}` {json.dumps(spec.get('labels', {}))}, resample seed "
+                         f"{spec.get('resample_seed')}, options `{json.dumps(spec.get('options', {}))}`: "
+                         f"{f.get('error')}")
+        lines.append("")
+    path = out / "report.md"
+    atomic_write_text(path, "\n".join(lines) + "\n")
+    return path
