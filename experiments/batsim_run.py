@@ -38,6 +38,7 @@ import subprocess
 import sys
 import threading
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import TextIO
 
@@ -45,7 +46,7 @@ from bftune.experiments.compare import diff_out_jobs
 from bftune.experiments.local_run import run_local, workload_info
 from bftune.experiments.outjobs import read_out_jobs
 from bftune.experiments.results import build_summary, write_summary
-from bftune.schedulers.batsim_driver import DYNAMIC_JOB_FLAGS, BatsimDriver
+from bftune.schedulers.batsim_driver import DYNAMIC_JOB_FLAGS, BatsimDriver, config_may_requeue
 from bftune.schedulers.batsim_socket import BatsimConnectionError, Connection, bind_rep, serve
 from bftune.schedulers.config import SchedulerConfig
 from bftune.workloads.atomic import atomic_write_text
@@ -131,7 +132,7 @@ def batsim_command(exe: Path, platform: Path, workload: Path, endpoint: str, pre
 
 def needs_dynamic_jobs(config: SchedulerConfig) -> bool:
     """Whether the configuration may kill and requeue jobs (then Batsim needs dynamic jobs)."""
-    return config.kill_after is not None
+    return config_may_requeue(config)
 
 
 # --- processes ------------------------------------------------------------------------------
@@ -219,6 +220,9 @@ def run_batsim(trace: Trace, config: SchedulerConfig, out_dir: str | os.PathLike
     for stale in ("out_jobs.csv", "out_schedule.csv", "summary.json"):
         (out / stale).unlink(missing_ok=True)
     m = trace.max_procs
+    if config.classifier is not None and config.unix_start_time is None and trace.unix_start_time is not None:
+        # as run_local does: calendar features need the trace's calendar
+        config = replace(config, unix_start_time=trace.unix_start_time, timezone=config.timezone or trace.timezone)
     workload = write_batsim_workload(trace, out / "workload.json")
     platform = write_platform(m, out / "platform.xml")
     dynamic = needs_dynamic_jobs(config) if dynamic_jobs is None else dynamic_jobs

@@ -21,17 +21,34 @@ backends take the same decisions:
   job's interval allocation, kills -> one KILL_JOB, wake-ups -> CALL_ME_LATER
   (each time requested once);
 - a kill with a requeue: Batsim answers KILL_JOB with a message holding
-  JOB_COMPLETED(COMPLETED_KILLED) + JOB_KILLED (the local simulator's kill
-  acknowledgement batch).  On JOB_KILLED the driver registers the rerun as a
-  dynamic job ``<workload>!<id>#<n>`` re-using the killed job's profile,
-  with pybatsim's resubmission metadata; Batsim acknowledges it with a
-  JOB_SUBMITTED in a message of its own (the local simulator's rerun
-  batch), and only then is the prepared rerun ``Job`` (original r_j kept)
-  submitted to the core;
+  JOB_COMPLETED(COMPLETED_KILLED) + JOB_KILLED: the local simulator's kill
+  acknowledgement batch, in which the killed run frees its machines and its
+  prepared rerun (``<id>#<n>``, original r_j) joins the queue at once, in
+  the order the kills were decided; then the pass.  The reply registers the
+  rerun as a dynamic job ``<workload>!<id>#<n>`` re-using the killed job's
+  profile, with pybatsim's resubmission metadata, *before* any EXECUTE_JOB
+  that starts it (Batsim 4.2.1 accepts REGISTER_JOB + EXECUTE_JOB of the
+  same job in one reply).  Batsim's JOB_SUBMITTED acknowledging the
+  registration arrives in a message of its own and is not a scheduling
+  event (no pass for it);
+- Batsim does not always deliver one instant in one message: a JOB_COMPLETED
+  can come in a second message at the same ``now``, after a JOB_SUBMITTED or
+  a REQUESTED_CALL (seen with real Batsim 4.2.1 on KTH-SP2 under
+  kill-and-requeue, three times in 89,000 messages).  The driver knows when
+  each running job ends (its delay profile and walltime), so when a message
+  arrives while a job is due to end at that very ``now`` and its completion
+  has not come yet, the pass is put off to the message that brings it.  A
+  submission split from its instant's completions cannot be foreseen; it was
+  never seen, and ``bftune compare`` would report its effect;
 - with dynamic jobs enabled, Batsim ends only after NOTIFY
   registration_finished: the driver sends it once Batsim has said
   no_more_static_job_to_submit and nothing is waiting, running, being killed
   or awaiting resubmission.
+
+Runtime oracle: clairvoyant baselines ask the core's ``runtime_oracle`` for a
+job's true runtime; here it is the ``delay`` of the job's profile (profiles
+come in SIMULATION_BEGINS, or with JOB_SUBMITTED when Batsim forwards them),
+as the local simulator gives the trace's runtime.
 
 Job mapping: Batsim id ``w0!0000015`` -> core ``Job(id="0000015",
 seq=15, submit=subtime, procs=res, walltime=walltime, user=user)``.  Names
@@ -77,6 +94,19 @@ class BatsimSetupError(RuntimeError):
     """Batsim was started without an option this scheduler configuration needs."""
 
 
+def config_may_requeue(config: SchedulerConfig) -> bool:
+    """Whether a configuration kills and requeues jobs (so Batsim needs its dynamic jobs).
+
+    ``kill_after`` does; so does the small-first classifier's safeguard (except
+    the runtime-clairvoyant baseline, which has no classes).
+    """
+    if config.kill_after is not None:
+        return True
+    classifier = getattr(config, "classifier", None)
+    return classifier is not None and bool(getattr(config, "safeguard", False)) \
+        and classifier != "runtime-clairvoyant"
+
+
 @dataclass(slots=True)
 class _Entry:
     """A job Batsim told us about."""
@@ -85,7 +115,9 @@ class _Entry:
     workload: str
     profile: str
     raw: dict  # the job object of JOB_SUBMITTED
+    runtime: float | None = None  # the delay of its profile, when it is a delay profile
     done: bool = False
+    end_at: float | None = None  # when a started run will end (start + min(delay, walltime))
 
 
 @dataclass
@@ -101,6 +133,7 @@ class DriverStats:
     walltime_reached: int = 0
     rejected: int = 0
     reruns: int = 0  # reruns registered
+    deferred: int = 0  # passes put off because Batsim split an instant (see BatsimDriver)
     busy_seconds: float = 0.0  # time spent inside handle()
 
     def as_dict(self) -> dict:
@@ -143,7 +176,10 @@ class BatsimDriver:
         self._jobs: dict[str, _Entry] = {}  # Batsim id -> entry
         self._batsim_id: dict[str, str] = {}  # core job id -> Batsim id
         self._requeue: dict[str, Job] = {}  # Batsim id of a run being killed -> its rerun
-        self._awaiting: dict[str, Job] = {}  # Batsim id of a registered rerun -> prepared Job
+        self._awaiting: dict[str, Job] = {}  # Batsim id of a rerun registered, not yet acknowledged
+        self._kill_order: dict[str, int] = {}  # Batsim id of a run being killed -> rank of the decision
+        self._ends_at: dict[float, int] = {}  # time -> running runs that will end then (known delays)
+        self._kills_decided = 0
         self._calls: set[float] = set()  # CALL_ME_LATER times asked and not yet called
         self._next_seq = _NON_NUMERIC_SEQ
 
@@ -163,7 +199,7 @@ class BatsimDriver:
 
     def needs_requeue(self) -> bool:
         """Whether this configuration kills and requeues jobs (needs dynamic jobs in Batsim)."""
-        return self.config.kill_after is not None
+        return config_may_requeue(self.config)
 
     def idle(self) -> bool:
         core = self.core
@@ -195,21 +231,32 @@ class BatsimDriver:
             kinds = ", ".join(e.TYPE for e in msg.events) or "no event"
             raise ProtocolError(f"Batsim message at now={now}: the first message must hold SIMULATION_BEGINS, got {kinds}")
         self.now = now
-        out: list[Event] = []  # rejections, then the pass's starts, kills and wake-ups
-        registrations: list[Event] = []
+        out: list[Event] = []  # registrations and rejections, then the pass's starts, kills and wake-ups
+        requeued: list[tuple[int, JobCompleted]] = []
         for ev in batch.completed:
-            self._complete(ev, now)
+            order = self._complete(ev, now)
+            if order is not None:
+                requeued.append((order, ev))
+        # A killed run's rerun joins the queue in the acknowledgement batch (in the order the
+        # kills were decided), as in the local simulator; it is registered in this reply.
+        for _, ev in sorted(requeued, key=lambda x: x[0]):
+            self._requeue_run(ev.job_id, now, out)
         for ev in batch.killed:
-            self._killed(ev, now, registrations)
+            self._killed(ev, now)
+        scheduling = bool(batch.completed or batch.killed or batch.calls)
         for ev in sorted(batch.submitted, key=lambda e: (e.subtime, e.job_id)):
-            self._submit(ev, now, out)
+            scheduling |= self._submit(ev, now, out)
         if batch.calls:
             self._calls = {t for t in self._calls if t > now}
         for ev in batch.notifies:
             self._notify(ev, now)
-        if batch.completed or batch.killed or batch.submitted or batch.calls:
+        if scheduling and self._ends_at.get(now):
+            # Batsim split this instant: a running job ends now (its delay says so) and its
+            # JOB_COMPLETED will come in a following message at the same now.  The pass waits
+            # for it, so that all events of the instant are seen together, as locally.
+            self.stats.deferred += 1
+        elif scheduling:
             self._decide(now, out)
-        out.extend(registrations)
         if batch.ends is not None:
             self._end(now)
         elif (self.dynamic and self.no_more_static and not self.registration_finished_sent and self.idle()):
@@ -258,8 +305,30 @@ class BatsimDriver:
         self.dynamic = ev.dynamic_jobs_enabled
         self.started = True
         if self.needs_requeue():
-            self._check_dynamic("this configuration kills and requeues jobs (kill_after)")
+            why = "kill_after" if self.config.kill_after is not None else "the classifier's safeguard"
+            self._check_dynamic(f"this configuration kills and requeues jobs ({why})")
         self.core = self._core_factory(m)
+        self.core.runtime_oracle = self.true_runtime
+
+    def true_runtime(self, job: Job) -> float:
+        """The job's actual work: the delay of its Batsim profile (clairvoyant baselines only)."""
+        entry = self._jobs.get(self._batsim_id.get(job.id, ""))
+        if entry is None:
+            raise BatsimSetupError(f"no Batsim job is known for {job.id!r}")
+        if entry.runtime is None:
+            raise BatsimSetupError(f"job {entry.workload}!{job.id} uses profile {entry.profile!r}, which is not a "
+                                   "delay profile known to the scheduler: a clairvoyant baseline needs the delay")
+        return entry.runtime
+
+    def _profile_delay(self, workload: str, name: str, forwarded: dict | None) -> float | None:
+        profile = forwarded
+        if profile is None and self.begins is not None:
+            profile = self.begins.profiles.get(workload, {}).get(name)
+        if isinstance(profile, dict) and profile.get("type") == "delay":
+            delay = profile.get("delay")
+            if isinstance(delay, (int, float)) and not isinstance(delay, bool):
+                return float(delay)
+        return None
 
     def _check_dynamic(self, why: str) -> None:
         cfg = self.begins.config if self.begins is not None else {}
@@ -274,7 +343,8 @@ class BatsimDriver:
             raise ProtocolError(f"Batsim message at now={now}: {what} for job {job_id!r}, which was never submitted")
         return entry
 
-    def _complete(self, ev: JobCompleted, now: float) -> None:
+    def _complete(self, ev: JobCompleted, now: float) -> int | None:
+        """Apply a completion; a killed run to requeue is left to ``_requeue_run`` (returns its kill rank)."""
         entry = self._entry(ev.job_id, "JOB_COMPLETED", now)
         job = entry.job
         if entry.done or job.id not in self.core.machine.running:
@@ -288,65 +358,99 @@ class BatsimDriver:
         if ev.alloc and ev.alloc != expected and ms.parse(ev.alloc) != job.alloc:
             raise ProtocolError(f"Batsim message at now={now}: JOB_COMPLETED for {ev.job_id!r} reports alloc "
                                 f"{ev.alloc!r}, but it was started on {expected!r}")
-        if state is not EndState.COMPLETED_KILLED and self._requeue.pop(ev.job_id, None) is not None:
+        requeue = None
+        if state is EndState.COMPLETED_KILLED:
+            requeue = self._kill_order.get(ev.job_id, 0) if ev.job_id in self._requeue else None
+        elif self._requeue.pop(ev.job_id, None) is not None:
             self.warnings.append(f"job {ev.job_id} ended ({ev.job_state}) before its kill took effect; not requeued")
         entry.done = True
-        self.core.end(job.id, now, state)
+        if requeue is None:
+            self._end_run(entry, now, state)
+        return requeue
+
+    def _end_run(self, entry: _Entry, now: float, state: EndState) -> None:
+        if entry.end_at is not None:
+            left = self._ends_at[entry.end_at] - 1
+            if left:
+                self._ends_at[entry.end_at] = left
+            else:
+                del self._ends_at[entry.end_at]
+            entry.end_at = None
+        self.core.end(entry.job.id, now, state)
         self.stats.completed += 1
         if state is EndState.COMPLETED_KILLED:
             self.stats.killed += 1
         elif state is EndState.COMPLETED_WALLTIME_REACHED:
             self.stats.walltime_reached += 1
 
-    def _killed(self, ev: JobKilled, now: float, out: list[Event]) -> None:
+    def _requeue_run(self, job_id: str, now: float, out: list[Event]) -> None:
+        """End a killed run, queue its rerun (original r_j) and register it in Batsim."""
+        entry = self._jobs[job_id]
+        rerun = self._requeue.pop(job_id)
+        self._check_dynamic(f"job {job_id} was killed to be requeued")
+        self._end_run(entry, now, EndState.COMPLETED_KILLED)
+        rerun_id = f"{entry.workload}!{rerun.id}"
+        if rerun_id in self._jobs or rerun.id in self._batsim_id:
+            raise ProtocolError(f"Batsim message at now={now}: the rerun {rerun_id!r} of {job_id!r} already exists")
+        raw = {"profile": entry.profile, "id": rerun_id, "res": rerun.procs,
+               "walltime": entry.raw.get("walltime", rerun.walltime), "subtime": now}
+        # REGISTER_JOB comes before any EXECUTE_JOB of the rerun in the same reply.
+        out.append(RegisterJob(now, job_id=rerun_id, job=raw))
+        metadata = {"parent_job": f"{entry.workload}!{rerun.first_id}", "nb_resubmit": rerun.attempt}
+        out.append(SetJobMetadata(now, job_id=rerun_id, metadata=str(metadata)))
+        self._jobs[rerun_id] = _Entry(rerun, entry.workload, entry.profile, raw, entry.runtime)
+        self._batsim_id[rerun.id] = rerun_id
+        self._awaiting[rerun_id] = rerun
+        self.stats.reruns += 1
+        self.stats.submitted += 1
+        self.core.submit(rerun, now)
+
+    def _killed(self, ev: JobKilled, now: float) -> None:
+        """JOB_KILLED follows the JOB_COMPLETED (COMPLETED_KILLED) of the same runs: only checked."""
         for job_id in ev.job_ids:
             entry = self._entry(job_id, "JOB_KILLED", now)
-            rerun = self._requeue.pop(job_id, None)
             if not entry.done:
                 raise ProtocolError(f"Batsim message at now={now}: JOB_KILLED for {job_id!r} without its "
                                     "JOB_COMPLETED (COMPLETED_KILLED)")
-            if rerun is None:
-                continue
-            self._check_dynamic(f"job {job_id} was killed to be requeued")
-            rerun_id = f"{entry.workload}!{rerun.id}"
-            job = {"profile": entry.profile, "id": rerun_id, "res": rerun.procs,
-                   "walltime": entry.raw.get("walltime", rerun.walltime), "subtime": now}
-            out.append(RegisterJob(now, job_id=rerun_id, job=job))
-            metadata = {"parent_job": f"{entry.workload}!{rerun.first_id}", "nb_resubmit": rerun.attempt}
-            out.append(SetJobMetadata(now, job_id=rerun_id, metadata=str(metadata)))
-            self._awaiting[rerun_id] = rerun
-            self.stats.reruns += 1
+            self._kill_order.pop(job_id, None)
 
-    def _submit(self, ev: JobSubmitted, now: float, out: list[Event]) -> None:
+    def _submit(self, ev: JobSubmitted, now: float, out: list[Event]) -> bool:
+        """Queue a new job; True if it is a scheduling event (a rerun's acknowledgement is not)."""
         job_id = ev.job_id
+        if self._awaiting.pop(job_id, None) is not None:
+            # Batsim acknowledges our REGISTER_JOB: the rerun was queued with its kill's acknowledgement.
+            if ev.res != self._jobs[job_id].job.procs:
+                raise ProtocolError(f"Batsim message at now={now}: the acknowledged rerun {job_id!r} asks for "
+                                    f"{ev.res} processors, not {self._jobs[job_id].job.procs}")
+            return False
         if job_id in self._jobs:
             raise ProtocolError(f"Batsim message at now={now}: job {job_id!r} was submitted twice")
         workload, name = split_job_id(job_id)
-        job = self._awaiting.pop(job_id, None)
-        if job is None:
-            reason = None
-            if ev.res > self.core.m:
-                reason = f"asks for {ev.res} processors; the machine has {self.core.m}"
-            elif ev.walltime <= 0:
-                reason = "has no positive walltime"
-            if reason is not None:
-                out.append(RejectJob(now, job_id=job_id))
-                self.warnings.append(f"rejected job {job_id}: it {reason}")
-                self.stats.rejected += 1
-                return
-            if name.isascii() and name.isdigit():
-                seq = int(name)
-            else:
-                seq = self._next_seq
-                self._next_seq += 1
-            job = Job(id=name, seq=seq, submit=ev.subtime, procs=ev.res, walltime=ev.walltime, user=ev.user)
+        reason = None
+        if ev.res > self.core.m:
+            reason = f"asks for {ev.res} processors; the machine has {self.core.m}"
+        elif ev.walltime <= 0:
+            reason = "has no positive walltime"
+        if reason is not None:
+            out.append(RejectJob(now, job_id=job_id))
+            self.warnings.append(f"rejected job {job_id}: it {reason}")
+            self.stats.rejected += 1
+            return False
+        if name.isascii() and name.isdigit():
+            seq = int(name)
+        else:
+            seq = self._next_seq
+            self._next_seq += 1
+        job = Job(id=name, seq=seq, submit=ev.subtime, procs=ev.res, walltime=ev.walltime, user=ev.user)
         if job.id in self._batsim_id:
             raise ProtocolError(f"Batsim message at now={now}: job {job_id!r} has the same name as "
                                 f"{self._batsim_id[job.id]!r}; this scheduler needs job names unique across workloads")
-        self._jobs[job_id] = _Entry(job, workload, ev.profile_name, ev.job)
+        self._jobs[job_id] = _Entry(job, workload, ev.profile_name, ev.job,
+                                    self._profile_delay(workload, ev.profile_name, ev.profile))
         self._batsim_id[job.id] = job_id
         self.core.submit(job, now)
         self.stats.submitted += 1
+        return True
 
     def _notify(self, ev: Notify, now: float) -> None:
         if ev.type == "no_more_static_job_to_submit":
@@ -362,7 +466,13 @@ class BatsimDriver:
         self.stats.passes += 1
         ids = self._batsim_id
         for job in decisions.starts:
-            out.append(ExecuteJob(now, job_id=ids[job.id], alloc=ms.to_string(job.alloc)))
+            job_id = ids[job.id]
+            out.append(ExecuteJob(now, job_id=job_id, alloc=ms.to_string(job.alloc)))
+            entry = self._jobs[job_id]
+            if entry.runtime is not None:
+                end = now + min(entry.runtime, job.walltime)
+                entry.end_at = end
+                self._ends_at[end] = self._ends_at.get(end, 0) + 1
         self.stats.started += len(decisions.starts)
         if decisions.kills:
             kill_ids = []
@@ -372,6 +482,8 @@ class BatsimDriver:
                 if kill.requeue is not None:
                     self._check_dynamic(f"the scheduler killed job {job_id} to requeue it")
                     self._requeue[job_id] = kill.requeue
+                self._kill_order[job_id] = self._kills_decided
+                self._kills_decided += 1
             out.append(KillJob(now, job_ids=tuple(kill_ids)))
         for t in decisions.wakeups:
             if t not in self._calls:
@@ -384,7 +496,7 @@ class BatsimDriver:
         left = len(core.queue.jobs) + len(core.machine.running) + len(self._awaiting)
         if left:
             self.warnings.append(f"Batsim ended the simulation at t={now} with {len(core.queue.jobs)} jobs waiting, "
-                                 f"{len(core.machine.running)} running and {len(self._awaiting)} reruns not submitted")
+                                 f"{len(core.machine.running)} running and {len(self._awaiting)} reruns not acknowledged")
 
     # --- results --------------------------------------------------------------------------
 

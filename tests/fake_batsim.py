@@ -9,8 +9,9 @@ jobs on a zero-latency platform:
 - a job of delay d and walltime w ends at start + min(d, w), as
   COMPLETED_WALLTIME_REACHED when d >= w;
 - KILL_JOB is acknowledged in the next message (same time) by JOB_COMPLETED
-  (COMPLETED_KILLED) then JOB_KILLED; REGISTER_JOB (dynamic jobs,
-  acknowledged) by a JOB_SUBMITTED in a following message of its own time;
+  (COMPLETED_KILLED) then JOB_KILLED; a REGISTER_JOB (dynamic jobs,
+  acknowledged) registers the job at once, so the same reply may execute it,
+  and is acknowledged by a JOB_SUBMITTED in a following message of its time;
 - with dynamic jobs the simulation ends only after NOTIFY
   registration_finished.
 
@@ -36,7 +37,7 @@ class FakeBatsimError(AssertionError):
     pass
 
 
-def begins(m: int, dynamic: bool = False) -> dict:
+def begins(m: int, dynamic: bool = False, profiles: dict | None = None) -> dict:
     return {"timestamp": 0.0, "type": "SIMULATION_BEGINS", "data": {
         "nb_resources": m, "nb_compute_resources": m, "nb_storage_resources": 0,
         "allow_compute_sharing": False, "allow_storage_sharing": True,
@@ -45,15 +46,21 @@ def begins(m: int, dynamic: bool = False) -> dict:
                    "profile-reuse-enabled": dynamic, "sched-config": "", "forward-unknown-events": False},
         "compute_resources": [{"id": i, "name": f"h{i}", "state": "idle", "properties": {}, "zone_properties": {}}
                               for i in range(m)],
-        "storage_resources": [], "workloads": {"w0": "workload.json"}, "profiles": {}}}
+        "storage_resources": [], "workloads": {"w0": "workload.json"}, "profiles": {"w0": profiles or {}}}}
 
 
 class FakeBatsim:
     """Plays Batsim against a scheduler; ``rows`` are the runs in completion order."""
 
-    def __init__(self, jobs, m: int, dynamic: bool = False, width: int = 7) -> None:
+    def __init__(self, jobs, m: int, dynamic: bool = False, width: int = 7, split: bool = False,
+                 profiles: bool = True) -> None:
         self.m = m
         self.dynamic = dynamic
+        # split: deliver an instant's completions in a second message, after its submissions and
+        # requested call (real Batsim does this now and then).  profiles: announce the delay
+        # profiles in SIMULATION_BEGINS.
+        self.split = split
+        self.send_profiles = profiles
         self.static = sorted(((float(j.submit), j.id, j) for j in jobs), key=lambda x: (x[0], x[1]))
         self.width = max([width] + [len(str(j.id)) for j in jobs])
         self.jobs: dict[str, dict] = {}  # Batsim id -> job record (dict)
@@ -108,7 +115,14 @@ class FakeBatsim:
                 elif kind == "REGISTER_JOB":
                     if not self.dynamic:
                         raise FakeBatsimError("REGISTER_JOB without dynamic jobs")
-                    pending_regs.append(data)
+                    # Registered at once (it may be executed in the same reply); acknowledged
+                    # by a JOB_SUBMITTED in a following message.
+                    job = dict(data["job"])
+                    parent = self.jobs[job["id"].split("#", 1)[0]]
+                    job["_delay"] = parent["_delay"]
+                    job["subtime"] = now
+                    self.jobs[job["id"]] = job
+                    pending_regs.append(job)
                 elif kind == "SET_JOB_METADATA":
                     self.jobs_meta[data["job_id"]] = data["metadata"]
                 elif kind == "CALL_ME_LATER":
@@ -130,7 +144,8 @@ class FakeBatsim:
 
         self.busy: set[int] = set()
         self.jobs_meta: dict[str, str] = {}
-        apply(0.0, send(0.0, [begins(self.m, self.dynamic)]))
+        profiles = {f"d{j.runtime:g}": {"type": "delay", "delay": j.runtime} for _, _, j in self.static}
+        apply(0.0, send(0.0, [begins(self.m, self.dynamic, profiles if self.send_profiles else {})]))
         while True:
             inf = float("inf")
             t = self.static[i][0] if i < n else inf
@@ -166,6 +181,10 @@ class FakeBatsim:
                     heapq.heappop(calls)
                 events.append({"timestamp": t, "type": "REQUESTED_CALL", "data": {}})
             self.last = t
+            completions = [e for e in events if e["type"] == "JOB_COMPLETED"]
+            if self.split and completions and len(completions) < len(events):
+                apply(t, send(t, [e for e in events if e["type"] != "JOB_COMPLETED"]))
+                events = completions
             apply(t, send(t, events))
             while pending_kills or pending_regs:
                 events = []
@@ -181,17 +200,11 @@ class FakeBatsim:
                     events.append({"timestamp": t, "type": "JOB_KILLED",
                                    "data": {"job_ids": list(pending_kills), "job_progress": progress}})
                 pending_kills.clear()
-                if True:
-                    for data in pending_regs:
-                        job = dict(data["job"])
-                        parent = self.jobs[job["id"].split("#", 1)[0]]
-                        job["_delay"] = parent["_delay"]
-                        job["subtime"] = t
-                        self.jobs[job["id"]] = job
-                        public = {k: v for k, v in job.items() if not k.startswith("_")}
-                        events.append({"timestamp": t, "type": "JOB_SUBMITTED",
-                                       "data": {"job_id": job["id"], "job": public}})
-                    pending_regs.clear()
+                for job in pending_regs:
+                    public = {k: v for k, v in job.items() if not k.startswith("_") and k not in ("start", "alloc", "ids")}
+                    events.append({"timestamp": t, "type": "JOB_SUBMITTED",
+                                   "data": {"job_id": job["id"], "job": public}})
+                pending_regs.clear()
                 apply(t, send(t, events))
             if i == n and not no_more_sent:
                 no_more_sent = True
