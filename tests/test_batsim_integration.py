@@ -85,6 +85,17 @@ def test_kill_and_requeue(kth, tmp_path, options):
     assert rerun["metadata"] == str({"parent_job": f"w0!{parent}", "nb_resubmit": 1})
 
 
+def test_classifier_safeguard_and_runtime_oracle(kth, tmp_path):
+    """Small-first with the learned classifier (kills and requeues) and the runtime-clairvoyant
+    baseline (true runtimes from Batsim's delay profiles) agree with the local simulator."""
+    for options in ({"classifier": "rf"}, {"classifier": "runtime-clairvoyant"}):
+        report = compare_backends(head(kth, 1000), SchedulerConfig.from_options(options),
+                                  tmp_path / options["classifier"], timeout=60)
+        assert report["mismatches"] == 0, (options, report["first"])
+        if options["classifier"] == "rf":
+            assert report["kills"]["batsim"] > 0
+
+
 def test_requeue_without_dynamic_jobs_fails_fast(kth, tmp_path):
     out = tmp_path / "o"
     with pytest.raises(BatsimRunError, match="--enable-dynamic-jobs --acknowledge-dynamic-jobs --enable-profile-reuse"):
