@@ -1,0 +1,173 @@
+"""Small jobs first with the kill-and-requeue safeguard (SPEC section 5), scheduler side.
+
+A scripted classifier (fixed divider, chosen predictions) isolates the
+scheduling rules; the real RuntimeClassifier then shows that a perfect
+classifier schedules exactly like the class-clairvoyant baseline.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from bftune.experiments.local_run import run_local
+from bftune.learning.classifier import RuntimeClassifier
+from bftune.schedulers.classified import SmallFirst
+from bftune.schedulers.config import SchedulerConfig
+from bftune.schedulers.core import Core
+from bftune.schedulers.easy import Easy
+from bftune.schedulers.ordering import Order
+from bftune.schedulers.simulator import simulate
+from bftune.workloads.model import JobRecord
+from bftune.workloads.synthetic import generate
+
+KILLED, OK = "COMPLETED_KILLED", "COMPLETED_SUCCESSFULLY"
+
+
+class Scripted:
+    """The classifier API with a constant divider and predictions given by job id."""
+
+    def __init__(self, divider: float | None, small: set[str]) -> None:
+        self._divider = divider
+        self.small = small
+        self.finished_calls: list[tuple[str, float, float]] = []
+        self.classified: list[str] = []
+
+    def advance(self, now):
+        pass
+
+    def divider(self, now):
+        return self._divider
+
+    def classify(self, job_id, user, procs, walltime, submit, now):
+        self.classified.append(job_id)
+        return (job_id in self.small, 1.0 if job_id in self.small else 0.0)
+
+    def finished(self, job_id, runtime, end):
+        self.finished_calls.append((job_id, runtime, end))
+
+    def report(self):
+        return {"scripted": True}
+
+
+def core_with(clf, m, policy="FCFS", mode="rf", safeguard=True, threshold=float("inf")):
+    order = Order.of(policy, threshold, by_class=mode != "runtime-clairvoyant")
+    return Core(m, Easy(order, order), [SmallFirst(mode, clf, safeguard)])
+
+
+def runs_of(result):
+    return {r.id: (r.start, r.end, r.state, r.subtime) for r in result.runs}
+
+
+def test_small_queue_goes_first_each_class_in_policy_order():
+    # m=1; job 1 occupies the machine until 100.  At 100 the queue holds
+    # 2 (large), 3 (small), 4 (large), 5 (small), all submitted at 10..40.
+    jobs = [JobRecord(1, 0, 1, 100, 200)] + [JobRecord(i, 10 * (i - 1), 1, 10, 20) for i in (2, 3, 4, 5)]
+    clf = Scripted(divider=1000.0, small={"0000003", "0000005"})
+    result = simulate(jobs, 1, core_with(clf, 1))
+    starts = {r.id: r.start for r in result.runs}
+    assert [k for k, _ in sorted(starts.items(), key=lambda kv: kv[1])] == \
+        ["0000001", "0000003", "0000005", "0000002", "0000004"]
+
+
+def test_safeguard_kills_at_the_divider_and_requeues_as_large_with_the_same_r():
+    # Job 1 predicted small, really 300 s long, divider 100: killed at 0+100,
+    # rerun 1#1 (large, r = 0) restarts from scratch and is never killed again.
+    jobs = [JobRecord(1, 0, 2, 300, 1000), JobRecord(2, 50, 2, 500, 1000)]
+    clf = Scripted(divider=100.0, small={"0000001"})
+    result = simulate(jobs, 2, core_with(clf, 2))
+    got = runs_of(result)
+    assert got["0000001"] == (0.0, 100.0, KILLED, 0.0)
+    # At 100 the rerun (r=0) and job 2 (r=50, large) compete: FCFS keeps r, the rerun wins.
+    assert got["0000001#1"] == (100.0, 400.0, OK, 100.0)
+    assert got["0000002"] == (400.0, 900.0, OK, 50.0)
+    assert [c[0] for c in clf.finished_calls] == ["0000001", "0000002"]  # killed runs are not "finished"
+    assert clf.finished_calls[0][1] == 300  # the rerun's full runtime
+    assert clf.classified == ["0000001", "0000002"]  # the rerun is not classified again
+    hook = result.report
+    assert hook["safeguard_kills"] == 1
+
+
+def test_no_kill_when_the_job_ends_exactly_at_the_divider_or_cannot_exceed_it():
+    jobs = [JobRecord(1, 0, 1, 100, 1000),  # ends exactly at the kill time: completion wins
+            JobRecord(2, 0, 1, 80, 90)]  # walltime <= divider: never watched
+    clf = Scripted(divider=100.0, small={"0000001", "0000002"})
+    result = simulate(jobs, 2, core_with(clf, 2))
+    assert {r.state for r in result.runs} == {OK}
+    assert len(result.runs) == 2
+
+
+def test_no_safeguard_lets_a_misclassified_job_run_to_completion():
+    jobs = [JobRecord(1, 0, 2, 300, 1000), JobRecord(2, 50, 2, 500, 1000)]
+    clf = Scripted(divider=100.0, small={"0000001"})
+    result = simulate(jobs, 2, core_with(clf, 2, safeguard=False))
+    assert runs_of(result)["0000001"] == (0.0, 300.0, OK, 0.0)
+    assert all("#" not in r.id for r in result.runs)
+
+
+def test_first_week_without_divider_means_everything_large_and_no_kill():
+    jobs = [JobRecord(1, 0, 1, 300, 1000)]
+    clf = Scripted(divider=None, small={"0000001"})  # predicted small, but no divider in force
+    result = simulate(jobs, 1, core_with(clf, 1))
+    assert runs_of(result)["0000001"][2] == OK
+
+
+def test_runtime_clairvoyant_plans_with_true_runtimes():
+    # m=2.  Job 1 (q2) runs 0..100 with walltime 1000.  Job 2 (q2) waits, job 3
+    # (q1, p 50, walltime 5000) arrives at 10.  With walltimes, job 2's shadow
+    # time is 1000 and job 3 (ends 10+5000) cannot be backfilled on 0 free;
+    # nothing runs until 100 either way, but at 100 both schedulers start job
+    # 2 first.  The difference: with true runtimes job 3 is backfilled
+    # when it fits before job 2's reservation.
+    jobs = [JobRecord(1, 0, 1, 100, 1000), JobRecord(2, 5, 2, 100, 100), JobRecord(3, 10, 1, 50, 5000)]
+    base = simulate(jobs, 2, SchedulerConfig().build(2))
+    clair = simulate(jobs, 2, core_with(Scripted(None, set()), 2, mode="runtime-clairvoyant"))
+    # With walltimes: at 10 job 1 is expected to end at 1000 = s; job 3 (q1) ends at 5010 > s,
+    # extra = 0 -> no backfill.  With true runtimes: s = 100, job 3 ends at 60 <= s -> starts at 10.
+    assert {r.id: r.start for r in base.runs}["0000003"] == 200.0
+    assert {r.id: r.start for r in clair.runs}["0000003"] == 10.0
+
+
+def test_a_perfect_classifier_schedules_exactly_like_class_clairvoyant():
+    trace = generate(1500, 64, seed=11)
+    runtime = {f"{j.id:07d}": j.runtime for j in trace.jobs}
+
+    class Perfect(RuntimeClassifier):
+        def classify(self, job_id, user, procs, walltime, submit, now):
+            super().classify(job_id, user, procs, walltime, submit, now)
+            d = self.divider(now)
+            small = d is not None and runtime[job_id] < d
+            return small, float(small)
+
+    def run(mode, clf):
+        return simulate(trace.jobs, trace.max_procs, core_with(clf, trace.max_procs, policy="SAF", mode=mode))
+
+    perfect = run("rf", Perfect(trace.unix_start_time, trace.timezone, seed=1))
+    oracle = run("class-clairvoyant", RuntimeClassifier(trace.unix_start_time, trace.timezone, seed=1))
+    assert runs_of(perfect) == runs_of(oracle)
+    killed = [r for r in oracle.runs if r.state == KILLED]
+    assert killed, "the divider drifts between submission and start, so even true classes see kills"
+
+
+def test_summary_of_a_classified_run(tmp_path):
+    trace = generate(1200, 64, seed=5)
+    cfg = SchedulerConfig.from_options({"policy": "SAF", "classifier": "rf", "seed": 2})
+    summary, result = run_local(trace, cfg, tmp_path, tau=60.0)
+    stored = json.loads((tmp_path / "summary.json").read_text())
+    assert stored["tau"] == 60.0
+    assert {"classification", "killed_jobs", "wasted_work", "safeguard_kills"} <= set(stored)
+    cls = stored["classification"]
+    assert "overall" in cls or "accuracy" in json.dumps(cls)
+    killed_runs = [r for r in result.runs if r.state == KILLED]
+    assert stored["killed_runs"] == len(killed_runs) == stored["safeguard_kills"]
+    assert stored["wasted_work"] == pytest.approx(sum((r.end - r.start) * r.procs for r in killed_runs))
+
+
+def test_clairvoyant_baselines_need_a_driver_with_true_runtimes():
+    from bftune.schedulers.classified import OracleMissingError
+    from bftune.schedulers.jobs import Job
+
+    core = core_with(Scripted(100.0, set()), 4, mode="class-clairvoyant")
+    with pytest.raises(OracleMissingError):
+        core.submit(Job("0000001", 1, 0.0, 1, 10.0), 0.0)
