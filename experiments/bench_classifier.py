@@ -104,7 +104,6 @@ def main(argv: list[str] | None = None) -> int:
         options["min_samples_leaf"] = args.min_samples_leaf
     report, timings = replay(trace, **options)
 
-    weeks = [w["model"]["retrain_seconds"] for w in report["weeks"][1:] if w["model"]["retrain_seconds"]]
     cfg = report["config"]
     print(f"trace {path.name}: {timings['jobs']} jobs, read in {read_s:.1f} s; features={cfg['features']} "
           f"n_estimators={cfg['n_estimators']} max_depth={cfg['max_depth']} "

@@ -182,12 +182,12 @@ def _reference_rows(jobs, log, mode, week, window, unix_start, tz):
         labelled = [(f, spec[f][4] < divider_at[f]) for f in known if divider_at[f] is not None]
         h, dow, dom, month, wk, q, day = cal.fields(s)
         row = [walltime, procs, h, dow, dom, month, wk, q]
-        for match in (
-            lambda f: (spec[f][0], spec[f][1]) == (user, procs),
-            lambda f: (spec[f][0], spec[f][2]) == (user, walltime),
-            lambda f: spec[f][0] == user and cal.fields(spec[f][3])[6] == day,
+        for key, key_of in (
+            ((user, procs), lambda f: (spec[f][0], spec[f][1])),
+            ((user, walltime), lambda f: (spec[f][0], spec[f][2])),
+            ((user, day), lambda f: (spec[f][0], cal.fields(spec[f][3])[6])),
         ):
-            classes = [float(c) for f, c in labelled if match(f)]
+            classes = [float(c) for f, c in labelled if key_of(f) == key]
             last = classes[::-1][:3]
             row += last + [-1.0] * (3 - len(last))
             row.append(sum(classes) / len(classes) if classes else -1.0)
@@ -297,7 +297,7 @@ def test_first_week_every_job_large():
     assert report["weeks"][0]["predicted_small"] == 0
     # the first boundary trains a forest from week 0's labelled jobs
     clf.advance(1000)
-    small, prob = clf.classify("next", 1, 1, 100, 1000, 1000)
+    _, prob = clf.classify("next", 1, 1, 100, 1000, 1000)
     assert 0.0 <= prob <= 1.0
     assert clf.report()["weeks"][1]["model"]["kind"] == "forest"
 
