@@ -462,3 +462,18 @@ def test_api_misuse_raises():
         clf.advance(5)
     with pytest.raises(ValueError):
         RuntimeClassifier(0, "UTC", features="daily")
+
+
+def test_report_before_any_job_and_with_garbage_input():
+    clf = RuntimeClassifier(None, None)
+    clf.advance(5)
+    report = clf.report()
+    json.dumps(report, allow_nan=False)
+    assert report["counts"]["classified"] == 0 and report["weeks"] == []
+    clf = RuntimeClassifier(0, "UTC")
+    assert clf.classify("a", None, 0, float("nan"), 3, 3) == (False, 0.0)
+    assert clf.classify("b", -5, -1, float("inf"), 4, 4) == (False, 0.0)
+    f = clf.job("b")["features"]
+    assert (f["walltime"], f["procs"]) == (-1.0, -1.0)
+    text = "\n".join(clf.report()["warnings"])
+    assert "no user ids" in text and "no walltimes" in text and "no processor counts" in text
