@@ -538,7 +538,8 @@ class RuntimeClassifier:
         pred = np.asarray(self._pred, dtype=bool)
         week_of = np.asarray(self._week_of, dtype=np.int64)
         labelled = state >= 0
-        n_weeks = max(int(week_of.max()) + 1 if n else 0, len(self._models))
+        # weeks exist from the first submission on; before it, none
+        n_weeks = 0 if self._origin is None else max(int(week_of.max()) + 1 if n else 0, len(self._models))
 
         def metrics(mask: np.ndarray) -> dict:
             truth = state[mask] == 1
