@@ -31,15 +31,18 @@ backends take the same decisions:
   same job in one reply).  Batsim's JOB_SUBMITTED acknowledging the
   registration arrives in a message of its own and is not a scheduling
   event (no pass for it);
-- Batsim does not always deliver one instant in one message: a JOB_COMPLETED
-  can come in a second message at the same ``now``, after a JOB_SUBMITTED or
-  a REQUESTED_CALL (seen with real Batsim 4.2.1 on KTH-SP2 under
-  kill-and-requeue, three times in 89,000 messages).  The driver knows when
-  each running job ends (its delay profile and walltime), so when a message
-  arrives while a job is due to end at that very ``now`` and its completion
-  has not come yet, the pass is put off to the message that brings it.  A
-  submission split from its instant's completions cannot be foreseen; it was
-  never seen, and ``bftune compare`` would report its effect;
+- Batsim does not always deliver one instant in one message (seen with real
+  Batsim 4.2.1: a JOB_COMPLETED after a JOB_SUBMITTED of the same ``now`` on
+  KTH-SP2, and the submissions of one instant split 1 + 7 on CTC-SP2).  So
+  before each pass the driver checks whether an event of this ``now`` is
+  known to be still on its way, and if so puts the pass off to the message
+  that brings it (``stats.deferred``).  Known are: completions (a running
+  job ends at start + min(delay, walltime), from its delay profile), our own
+  CALL_ME_LATER times, and the static submissions, counted by submission
+  time from the workload files Batsim names in SIMULATION_BEGINS (relative
+  paths are taken from ``workload_dir``).  These are used only to know when
+  an instant is complete, never to decide anything.  If a workload cannot
+  be read, a warning says so and split submissions get one pass per message;
 - with dynamic jobs enabled, Batsim ends only after NOTIFY
   registration_finished: the driver sends it once Batsim has said
   no_more_static_job_to_submit and nothing is waiting, running, being killed
@@ -65,8 +68,11 @@ started without the options a configuration needs raises
 
 from __future__ import annotations
 
+import json
+import os
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Callable
 
 from bftune.schedulers import machines as ms
@@ -160,8 +166,14 @@ class BatsimDriver:
     """
 
     def __init__(self, config: SchedulerConfig | None = None, *,
-                 core_factory: Callable[[int], Core] | None = None) -> None:
+                 core_factory: Callable[[int], Core] | None = None,
+                 workload_dir: str | os.PathLike[str] | None = None, instant_barrier: bool = True) -> None:
         self.config = config if config is not None else SchedulerConfig()
+        self.workload_dir = Path(workload_dir) if workload_dir is not None else Path.cwd()
+        self.instant_barrier = instant_barrier
+        self._expected: dict[float, int] | None = None  # static submissions still to come, by subtime
+        self._expected_times: list[float] = []
+        self._expected_next = 0
         self._core_factory = core_factory or self.config.build
         self.core: Core | None = None
         self.begins: SimulationBegins | None = None
@@ -250,10 +262,10 @@ class BatsimDriver:
             self._calls = {t for t in self._calls if t > now}
         for ev in batch.notifies:
             self._notify(ev, now)
-        if scheduling and self._ends_at.get(now):
-            # Batsim split this instant: a running job ends now (its delay says so) and its
-            # JOB_COMPLETED will come in a following message at the same now.  The pass waits
-            # for it, so that all events of the instant are seen together, as locally.
+        if scheduling and self.instant_barrier and self._instant_incomplete(now):
+            # Batsim split this instant: more of its events will come in a following message at
+            # the same now.  The pass waits for them, so that all events of the instant are
+            # seen together, as in the local simulator.
             self.stats.deferred += 1
         elif scheduling:
             self._decide(now, out)
@@ -264,6 +276,48 @@ class BatsimDriver:
             self.registration_finished_sent = True
         self.stats.events_out += len(out)
         return message(now, out)
+
+    def _instant_incomplete(self, now: float) -> bool:
+        """Whether an event of time ``now`` is known to be still on its way.
+
+        Known are: completions (a running job's delay profile and walltime give
+        its end), our own CALL_ME_LATER times, and the static submissions (the
+        workload files Batsim names in SIMULATION_BEGINS; only their submission
+        times are used, never to decide anything).
+        """
+        if self._ends_at.get(now) or now in self._calls:
+            return True
+        expected = self._expected
+        if expected is None:
+            return False
+        times, i = self._expected_times, self._expected_next
+        while i < len(times) and times[i] < now:  # instants passed: anything still expected never came
+            left = expected.pop(times[i], 0)
+            if left:
+                self.warnings.append(f"{left} job(s) of the workload with submission time {times[i]:g} "
+                                     "were never submitted by Batsim")
+            i += 1
+        self._expected_next = i
+        return expected.get(now, 0) > 0
+
+    def _load_expected_submissions(self, ev: SimulationBegins) -> None:
+        expected: dict[float, int] = {}
+        for name, path in ev.workloads.items():
+            p = Path(path)
+            if not p.is_absolute():
+                p = self.workload_dir / p
+            try:
+                doc = json.loads(p.read_text())
+                for job in doc["jobs"]:
+                    t = float(job["subtime"])
+                    expected[t] = expected.get(t, 0) + 1
+            except (OSError, ValueError, KeyError, TypeError) as exc:
+                self.warnings.append(
+                    f"cannot read workload {name!r} ({p}: {exc}): if Batsim splits the submissions of one "
+                    "instant over several messages, that instant gets more than one pass")
+                return
+        self._expected = expected
+        self._expected_times = sorted(expected)
 
     def _sort(self, events: list[Event], now: float) -> _Batch:
         batch = _Batch()
@@ -309,6 +363,8 @@ class BatsimDriver:
             self._check_dynamic(f"this configuration kills and requeues jobs ({why})")
         self.core = self._core_factory(m)
         self.core.runtime_oracle = self.true_runtime
+        if self.instant_barrier:
+            self._load_expected_submissions(ev)
 
     def true_runtime(self, job: Job) -> float:
         """The job's actual work: the delay of its Batsim profile (clairvoyant baselines only)."""
@@ -432,6 +488,7 @@ class BatsimDriver:
         elif ev.walltime <= 0:
             reason = "has no positive walltime"
         if reason is not None:
+            self._arrived(ev.subtime)
             out.append(RejectJob(now, job_id=job_id))
             self.warnings.append(f"rejected job {job_id}: it {reason}")
             self.stats.rejected += 1
@@ -442,6 +499,7 @@ class BatsimDriver:
             seq = self._next_seq
             self._next_seq += 1
         job = Job(id=name, seq=seq, submit=ev.subtime, procs=ev.res, walltime=ev.walltime, user=ev.user)
+        self._arrived(ev.subtime)
         if job.id in self._batsim_id:
             raise ProtocolError(f"Batsim message at now={now}: job {job_id!r} has the same name as "
                                 f"{self._batsim_id[job.id]!r}; this scheduler needs job names unique across workloads")
@@ -451,6 +509,15 @@ class BatsimDriver:
         self.core.submit(job, now)
         self.stats.submitted += 1
         return True
+
+    def _arrived(self, subtime: float) -> None:
+        expected = self._expected
+        if expected is not None and subtime in expected:
+            left = expected[subtime] - 1
+            if left:
+                expected[subtime] = left
+            else:
+                del expected[subtime]
 
     def _notify(self, ev: Notify, now: float) -> None:
         if ev.type == "no_more_static_job_to_submit":

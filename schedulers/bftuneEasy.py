@@ -21,8 +21,8 @@ What it does:
   socket, decisions by ``bftune.schedulers.batsim_driver.BatsimDriver``).
   pybatsim's own event parsing and its clock (``consume_time``) are never
   used: every reply is stamped with the ``now`` of the message it answers;
-- pybatsim's default endpoint ``tcp://*:28000`` listens on every interface;
-  it is rebound to ``tcp://127.0.0.1:<port>``.  Give ``-s
+- pybatsim's default endpoint ``tcp://*:28000`` would listen on every
+  interface; ``tcp://127.0.0.1:<port>`` is bound instead.  Give ``-s
   tcp://0.0.0.0:<port>`` to really listen everywhere;
 - pybatsim's ``-t/--timeout`` (ms, default 2000) is the longest wait for a
   Batsim message once the simulation has begun (no limit before the first
@@ -52,6 +52,33 @@ from bftune.schedulers.protocol import ProtocolError
 NAME = "bftuneEasy"
 
 
+def _bind_localhost_by_default() -> None:
+    """Make pybatsim bind ``tcp://127.0.0.1:<port>`` where it would bind ``tcp://*:<port>``.
+
+    pybatsim creates its socket after instantiating the scheduler, so patching
+    its ``NetworkHandler.bind`` here changes the address before anything
+    listens (rebinding afterwards would drop a Batsim that connected in
+    between).
+    """
+    from batsim import network
+
+    if getattr(network.NetworkHandler.bind, "_bftune", False):
+        return
+    original = network.NetworkHandler.bind
+
+    def bind(handler):
+        endpoint = str(handler.socket_endpoint)
+        if handler.type == zmq.REP and endpoint.startswith("tcp://*:"):
+            port = endpoint.rsplit(":", 1)[1]
+            handler.socket_endpoint = f"tcp://127.0.0.1:{port}"
+            sys.stderr.write(f"{NAME}: listening on {handler.socket_endpoint} (not on every interface; "
+                             f"use -s tcp://0.0.0.0:{port} for that)\n")
+        return original(handler)
+
+    bind._bftune = True
+    network.NetworkHandler.bind = bind
+
+
 def _fail(message: str, status: int = 1) -> None:
     sys.stderr.write(f"{NAME}: error: {message}\n")
     sys.stderr.flush()
@@ -72,6 +99,7 @@ class BftuneEasy(BatsimScheduler):
         except ConfigError as exc:
             _fail(f"invalid option: {exc}", status=2)
         self.driver = BatsimDriver(self.config)
+        _bind_localhost_by_default()
         self.connection: Connection | None = None
         self._bs = None
         sys.stderr.write(f"{NAME}: {self.config.describe()} (bftune driver {_driver_module.__file__})\n")
@@ -91,17 +119,6 @@ class BftuneEasy(BatsimScheduler):
     def _attach(self, batsim) -> None:
         network = batsim.network
         sock = network.connection
-        requested = str(getattr(network, "socket_endpoint", ""))
-        if requested.startswith("tcp://*:"):
-            port = requested.rsplit(":", 1)[1]
-            local = f"tcp://127.0.0.1:{port}"
-            try:
-                sock.unbind(sock.getsockopt_string(zmq.LAST_ENDPOINT))
-                sock.bind(local)
-            except zmq.ZMQError as exc:
-                _fail(f"cannot rebind {requested} to {local}: {exc}")
-            sys.stderr.write(f"{NAME}: listening on {local} (not on every interface; "
-                             f"use -s tcp://0.0.0.0:{port} for that)\n")
         timeout_ms = getattr(network, "timeout", None)
         timeout = None
         if isinstance(timeout_ms, (int, float)) and timeout_ms > 0 and math.isfinite(timeout_ms):

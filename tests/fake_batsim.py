@@ -37,7 +37,7 @@ class FakeBatsimError(AssertionError):
     pass
 
 
-def begins(m: int, dynamic: bool = False, profiles: dict | None = None) -> dict:
+def begins(m: int, dynamic: bool = False, profiles: dict | None = None, workloads: dict | None = None) -> dict:
     return {"timestamp": 0.0, "type": "SIMULATION_BEGINS", "data": {
         "nb_resources": m, "nb_compute_resources": m, "nb_storage_resources": 0,
         "allow_compute_sharing": False, "allow_storage_sharing": True,
@@ -46,21 +46,23 @@ def begins(m: int, dynamic: bool = False, profiles: dict | None = None) -> dict:
                    "profile-reuse-enabled": dynamic, "sched-config": "", "forward-unknown-events": False},
         "compute_resources": [{"id": i, "name": f"h{i}", "state": "idle", "properties": {}, "zone_properties": {}}
                               for i in range(m)],
-        "storage_resources": [], "workloads": {"w0": "workload.json"}, "profiles": {"w0": profiles or {}}}}
+        "storage_resources": [], "workloads": workloads or {}, "profiles": {"w0": profiles or {}}}}
 
 
 class FakeBatsim:
     """Plays Batsim against a scheduler; ``rows`` are the runs in completion order."""
 
     def __init__(self, jobs, m: int, dynamic: bool = False, width: int = 7, split: bool = False,
-                 profiles: bool = True) -> None:
+                 profiles: bool = True, workload_file: str | None = None) -> None:
         self.m = m
         self.dynamic = dynamic
-        # split: deliver an instant's completions in a second message, after its submissions and
-        # requested call (real Batsim does this now and then).  profiles: announce the delay
-        # profiles in SIMULATION_BEGINS.
+        # split: deliver an instant in several messages, as real Batsim does now and then: its
+        # first submission alone, then the other submissions and the requested call, then the
+        # completions.  profiles: announce the delay profiles in SIMULATION_BEGINS.
+        # workload_file: the path SIMULATION_BEGINS names for workload w0.
         self.split = split
         self.send_profiles = profiles
+        self.workload_file = workload_file
         self.static = sorted(((float(j.submit), j.id, j) for j in jobs), key=lambda x: (x[0], x[1]))
         self.width = max([width] + [len(str(j.id)) for j in jobs])
         self.jobs: dict[str, dict] = {}  # Batsim id -> job record (dict)
@@ -145,7 +147,8 @@ class FakeBatsim:
         self.busy: set[int] = set()
         self.jobs_meta: dict[str, str] = {}
         profiles = {f"d{j.runtime:g}": {"type": "delay", "delay": j.runtime} for _, _, j in self.static}
-        apply(0.0, send(0.0, [begins(self.m, self.dynamic, profiles if self.send_profiles else {})]))
+        workloads = {"w0": self.workload_file} if self.workload_file else {}
+        apply(0.0, send(0.0, [begins(self.m, self.dynamic, profiles if self.send_profiles else {}, workloads)]))
         while True:
             inf = float("inf")
             t = self.static[i][0] if i < n else inf
@@ -180,11 +183,17 @@ class FakeBatsim:
                 while calls and calls[0] == t:
                     heapq.heappop(calls)
                 events.append({"timestamp": t, "type": "REQUESTED_CALL", "data": {}})
+            if not events:  # only the planned end of a killed run: nothing happens
+                continue
             self.last = t
-            completions = [e for e in events if e["type"] == "JOB_COMPLETED"]
-            if self.split and completions and len(completions) < len(events):
-                apply(t, send(t, [e for e in events if e["type"] != "JOB_COMPLETED"]))
-                events = completions
+            if self.split:
+                completions = [e for e in events if e["type"] == "JOB_COMPLETED"]
+                others = [e for e in events if e["type"] != "JOB_COMPLETED"]
+                parts = [others[:1], others[1:], completions] if len(others) > 1 else [others, completions]
+                parts = [p for p in parts if p]
+                for part in parts[:-1]:
+                    apply(t, send(t, part))
+                events = parts[-1]
             apply(t, send(t, events))
             while pending_kills or pending_regs:
                 events = []
@@ -275,7 +284,7 @@ def main(argv: list[str]) -> int:
             raise SystemExit(134)
 
     if mode:
-        reply = exchange({"now": 0.0, "events": [begins(m, dynamic)]})
+        reply = exchange({"now": 0.0, "events": [begins(m, dynamic, workloads={"w0": os.path.abspath(workload)})]})
         if mode.startswith("die"):
             print("fake batsim: crashing on purpose", flush=True)
             return 3
@@ -304,7 +313,7 @@ def main(argv: list[str]) -> int:
             self.runtime = doc["profiles"][j["profile"]]["delay"]
             self.user = j.get("user", -1)
 
-    fake = FakeBatsim([_Rec(j) for j in doc["jobs"]], m, dynamic=dynamic)
+    fake = FakeBatsim([_Rec(j) for j in doc["jobs"]], m, dynamic=dynamic, workload_file=os.path.abspath(workload))
     rows = fake.run(exchange)
     _write_out_jobs(rows, fake.jobs, prefix + "_jobs.csv")
     with open(prefix + "_schedule.csv", "w") as fh:

@@ -10,13 +10,13 @@ import csv
 import json
 import os
 import shutil
+import socket
 import subprocess
 import sys
 import time
 from pathlib import Path
 
 import pytest
-import zmq
 
 from bftune.experiments.batsim_run import BatsimRunError, batsim_version, compare_backends, run_batsim
 from bftune.schedulers.config import SchedulerConfig
@@ -126,10 +126,9 @@ def test_machines_model_reproduces_batsched_in_batsim(tmp_path):
 
 def test_pybatsim_entry_with_real_batsim(tmp_path):
     golden = _golden_rows("easy_bf_small_out_jobs.csv")
-    ctx = zmq.Context.instance()
-    s = ctx.socket(zmq.REP)
-    port = s.bind_to_random_port("tcp://127.0.0.1")
-    s.close(0)
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
     pybatsim = Path(sys.executable).parent / "pybatsim"
     sched = subprocess.Popen([str(pybatsim), "schedulers/bftuneEasy.py", "-s", f"tcp://127.0.0.1:{port}",
                               "-o", '{"reservation": "machines"}'], cwd=REPO, stdout=subprocess.PIPE,

@@ -18,8 +18,10 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import os
 import random
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -30,7 +32,8 @@ from bftune.schedulers.config import SchedulerConfig
 from bftune.schedulers.core import Core, Hook
 from bftune.schedulers.protocol import ProtocolError
 from bftune.schedulers.simulator import simulate
-from bftune.workloads.model import JobRecord
+from bftune.workloads.batsim_json import write_batsim_workload
+from bftune.workloads.model import JobRecord, Trace
 
 TESTS = Path(__file__).resolve().parent
 SHARED = TESTS.parents[1] / "shared"
@@ -64,7 +67,8 @@ def transcript(name: str) -> list[tuple[dict, dict]]:
 
 @pytest.mark.parametrize("name, jobs", [("easy_bf_small", 50), ("walltime_kill", 6)])
 def test_replay_reproduces_batsched_message_by_message(name, jobs):
-    driver = BatsimDriver(SchedulerConfig.from_options({"reservation": "machines"}))
+    driver = BatsimDriver(SchedulerConfig.from_options({"reservation": "machines"}),
+                          workload_dir=TRANSCRIPTS.parent)  # SIMULATION_BEGINS names workloads/<name>.json
     executes = 0
     for i, (request, recorded) in enumerate(transcript(name)):
         reply = driver.handle(request)
@@ -76,7 +80,7 @@ def test_replay_reproduces_batsched_message_by_message(name, jobs):
 
 def test_replay_count_model_differs_only_where_expected():
     """The default (count) model also replays easy_bf_small without protocol errors as long as decisions agree."""
-    driver = BatsimDriver(SchedulerConfig())
+    driver = BatsimDriver(SchedulerConfig(), workload_dir=TRANSCRIPTS.parent)
     for request, recorded in transcript("walltime_kill"):
         assert driver.handle(request) == recorded
 
@@ -120,7 +124,8 @@ class Scripted(Hook):
 
 def _scripted_replay(name: str):
     algo = Scripted()
-    driver = BatsimDriver(SchedulerConfig(), core_factory=lambda m: Core(m, algo, [algo]))
+    driver = BatsimDriver(SchedulerConfig(), core_factory=lambda m: Core(m, algo, [algo]),
+                          workload_dir=TRANSCRIPTS.parent)
     compared = ("EXECUTE_JOB", "KILL_JOB", "REGISTER_JOB", "SET_JOB_METADATA")
     ours_calls, recorded_calls, notifies = [], [], []
     for i, (request, recorded) in enumerate(transcript(name)):
@@ -264,12 +269,18 @@ def random_jobs(seed: int, n: int, m: int) -> list[JobRecord]:
     return jobs
 
 
-def schedules_agree(jobs, m, options, **fake_options):
+def schedules_agree(jobs, m, options, workload_file=True, **fake_options):
+    """Our driver played by the stand-in Batsim vs the local simulator: {run: (start, end, state, alloc)} each."""
     fake = load_fake()
     cfg = SchedulerConfig.from_options(options)
     driver = BatsimDriver(cfg)
-    batsim = fake.FakeBatsim(jobs, m, dynamic=config_may_requeue(cfg), **fake_options)
-    rows = batsim.run(driver.handle)
+    with tempfile.TemporaryDirectory() as tmp:
+        path = None
+        if workload_file:
+            path = os.path.join(tmp, "workload.json")
+            write_batsim_workload(Trace(jobs=list(jobs), max_procs=m), path)
+        batsim = fake.FakeBatsim(jobs, m, dynamic=config_may_requeue(cfg), workload_file=path, **fake_options)
+        rows = batsim.run(driver.handle)
     local = simulate(jobs, m, cfg.build(m))
     a = {r["job_id"]: (r["start"], r["end"], r["state"], r["alloc"]) for r in rows}
     b = {r.id: (r.start, r.end, r.state, ms.to_string(r.alloc)) for r in local.runs}
@@ -296,23 +307,47 @@ def test_fake_batsim_schedule_equals_local_simulator(seed, option_index):
 @pytest.mark.parametrize("options", [{"policy": "SAF", "threshold": "300s"}, {"kill_after": 50, "policy": "WFP3"}])
 @pytest.mark.parametrize("seed", [1, 2, 3])
 def test_split_instants_are_put_back_together(options, seed):
-    """Batsim may deliver an instant's completions after its submissions, in a second message:
-    the driver puts the pass off until then (it knows the delays), so the schedule is unchanged."""
+    """Batsim may deliver one instant in several messages (a first submission alone, the others,
+    then the completions): the driver puts the pass off until the instant is complete (it knows
+    the delays and the workload's submission times), so the schedule is unchanged."""
     jobs = random_jobs(seed, 300, 16)
     a, b, driver = schedules_agree(jobs, 16, options, split=True)
     assert a == b
     assert driver.stats.deferred > 0
 
 
-def test_split_instants_without_known_delays_may_differ():
-    """Without the delay profiles nothing tells the driver that the instant is incomplete."""
+def test_split_instants_without_knowledge_may_differ():
+    """Without delay profiles nor a readable workload nothing tells the driver that an instant is incomplete."""
     differ = 0
     for seed in (1, 2, 3):
         a, b, driver = schedules_agree(random_jobs(seed, 300, 16), 16, {"policy": "SAF", "threshold": "300s"},
-                                       split=True, profiles=False)
+                                       split=True, profiles=False, workload_file=False)
         assert driver.stats.deferred == 0
         differ += a != b
     assert differ > 0
+
+
+def test_unreadable_workload_is_a_warning():
+    raw = begins(4, dynamic=False)
+    raw["events"][0]["data"]["workloads"] = {"w0": "/nonexistent/w.json"}
+    d = BatsimDriver(SchedulerConfig())
+    d.handle(raw)
+    assert "cannot read workload 'w0' (/nonexistent/w.json" in d.warnings[0]
+
+
+def test_pass_waits_for_the_rest_of_the_instants_submissions(tmp_path):
+    path = tmp_path / "w.json"
+    path.write_text(json.dumps({"nb_res": 4, "jobs": [{"id": str(i), "subtime": 5, "res": 1, "walltime": 9,
+                                                      "profile": "p"} for i in (1, 2)], "profiles": {}}))
+    raw = begins(4, dynamic=False)
+    raw["events"][0]["data"]["workloads"] = {"w0": str(path)}
+    d = BatsimDriver(SchedulerConfig())
+    d.handle(raw)
+    assert d.handle(msg(5.0, submitted(5.0, "1", res=1))) == msg(5.0)  # job 2 (also at t=5) is still to come
+    assert d.stats.deferred == 1
+    reply = d.handle(msg(5.0, submitted(5.0, "2", res=1)))
+    assert [e["data"]["job_id"] for e in reply["events"]] == ["w0!1", "w0!2"]
+    assert not d.warnings
 
 
 def test_pass_is_deferred_until_the_instant_is_complete():

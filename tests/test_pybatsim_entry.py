@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import socket
 import subprocess
 import sys
 import time
@@ -34,11 +35,9 @@ def pybatsim() -> list[str]:
 
 
 def free_port() -> int:
-    ctx = zmq.Context.instance()
-    s = ctx.socket(zmq.REP)
-    port = s.bind_to_random_port("tcp://127.0.0.1")
-    s.close(0)
-    return port
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
 
 
 def start(options: dict | str, port: int, *extra: str) -> subprocess.Popen:
@@ -116,11 +115,10 @@ def test_pybatsim_runs_the_entry_against_recorded_batsim_messages():
     ([1, 2], "invalid option: options must be a JSON object"),
 ])
 def test_bad_option_is_a_clear_error_before_any_message(options, expected):
-    port = free_port()
     # Hold the port: had pybatsim got as far as binding it would fail with "Address already in use".
     holder = zmq.Context.instance().socket(zmq.REP)
     holder.setsockopt(zmq.LINGER, 0)
-    holder.bind(f"tcp://127.0.0.1:{port}")
+    port = holder.bind_to_random_port("tcp://127.0.0.1")
     try:
         code, out, err = finish(start(options, port))
     finally:
