@@ -70,6 +70,7 @@ import io
 import math
 import os
 import re
+import warnings
 from operator import attrgetter
 from pathlib import Path
 from typing import Iterable, Literal
@@ -247,7 +248,9 @@ def _parse_fast(text: str, source: str, max_procs: int | None, walltime_fallback
         return None
     header_lines = [line.rstrip() for line in _COMMENT_RE.findall(text)]
     try:
-        a = np.loadtxt(io.StringIO(text), comments=";", dtype=np.float64, ndmin=2)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # "input contained no data": the careful path reports it
+            a = np.loadtxt(io.StringIO(text), comments=";", dtype=np.float64, ndmin=2)
     except ValueError:
         return None
     if a.size == 0 or a.shape[1] != N_FIELDS or not np.isfinite(a).all():
