@@ -101,16 +101,8 @@ class BatsimSetupError(RuntimeError):
 
 
 def config_may_requeue(config: SchedulerConfig) -> bool:
-    """Whether a configuration kills and requeues jobs (so Batsim needs its dynamic jobs).
-
-    ``kill_after`` does; so does the small-first classifier's safeguard (except
-    the runtime-clairvoyant baseline, which has no classes).
-    """
-    if config.kill_after is not None:
-        return True
-    classifier = getattr(config, "classifier", None)
-    return classifier is not None and bool(getattr(config, "safeguard", False)) \
-        and classifier != "runtime-clairvoyant"
+    """Whether a configuration kills and requeues jobs (see ``SchedulerConfig.may_requeue``)."""
+    return config.may_requeue
 
 
 @dataclass(slots=True)

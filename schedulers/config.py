@@ -162,6 +162,16 @@ class SchedulerConfig:
         return d
 
     @property
+    def may_requeue(self) -> bool:
+        """Whether this configuration kills and requeues jobs (Batsim then needs dynamic jobs).
+
+        Kept next to ``build_hooks``: a new killing hook must say so here.
+        """
+        if self.kill_after is not None:
+            return True
+        return self.classifier is not None and self.safeguard and self.classifier != "runtime-clairvoyant"
+
+    @property
     def by_class(self) -> bool:
         return self.classifier in ("rf", "class-clairvoyant")
 
