@@ -45,7 +45,7 @@ from typing import TextIO
 from bftune.experiments.compare import diff_out_jobs
 from bftune.experiments.local_run import run_local, workload_info
 from bftune.experiments.outjobs import read_out_jobs
-from bftune.experiments.results import build_summary, write_summary
+from bftune.experiments.results import build_summary, jsonable, write_summary
 from bftune.schedulers.batsim_driver import DYNAMIC_JOB_FLAGS, BatsimDriver, config_may_requeue
 from bftune.schedulers.batsim_socket import BatsimConnectionError, Connection, bind_rep, serve
 from bftune.schedulers.config import SchedulerConfig
@@ -355,17 +355,7 @@ def compare_backends(trace: Trace, config: SchedulerConfig, out_dir: str | os.Pa
     report["config"] = config.to_dict()
     report["workload"] = workload_info(trace)
     report["scheduler_share"] = batsim_summary.get("scheduler_share")
-    atomic_write_text(out / "compare.json", json.dumps(_jsonable(report), indent=2) + "\n")
+    atomic_write_text(out / "compare.json", json.dumps(jsonable(report), indent=2) + "\n")
     return report
 
 
-def _jsonable(value):
-    import math
-
-    if isinstance(value, float) and not math.isfinite(value):
-        return "inf" if value > 0 else ("-inf" if value < 0 else "nan")
-    if isinstance(value, dict):
-        return {str(k): _jsonable(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_jsonable(v) for v in value]
-    return value

@@ -17,14 +17,14 @@ from bftune.experiments.metrics import summarize
 from bftune.workloads.atomic import atomic_write_text
 
 
-def _clean(value):
+def jsonable(value):
     """JSON has no inf/nan: write them as strings a reader can recognise."""
     if isinstance(value, float) and not math.isfinite(value):
         return "inf" if value > 0 else ("-inf" if value < 0 else "nan")
     if isinstance(value, dict):
-        return {str(k): _clean(v) for k, v in value.items()}
+        return {str(k): jsonable(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
-        return [_clean(v) for v in value]
+        return [jsonable(v) for v in value]
     return value
 
 
@@ -43,7 +43,7 @@ def build_summary(df: pd.DataFrame, m: int, tau: float, config: dict, cleaning: 
 def write_summary(summary: dict, out_dir: str | Path) -> Path:
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
-    return atomic_write_text(out_dir / "summary.json", json.dumps(_clean(summary), indent=2, sort_keys=False) + "\n")
+    return atomic_write_text(out_dir / "summary.json", json.dumps(jsonable(summary), indent=2, sort_keys=False) + "\n")
 
 
 def format_summary(summary: dict) -> str:

@@ -209,11 +209,17 @@ def parse_swf(
     m = _machine_size(header, max_procs, source)
     jobs, cleaning = clean_rows(rows, m, walltime_fallback=walltime_fallback)
     cleaning["malformed_line"] = malformed
-    cleaning = {key: cleaning.get(key, 0) for key in CLEANING_KEYS}
+    return _make_trace(jobs, len(rows), cleaning, m, header, header_lines, source, name)
+
+
+def _make_trace(jobs: list[JobRecord], n_lines: int, counts: dict[str, int], m: int, header: dict[str, str],
+                header_lines: list[str], source: str, name: str) -> Trace:
+    """The cleaned Trace, whichever path parsed it; no job left or duplicate ids are errors."""
+    cleaning = {key: counts.get(key, 0) for key in CLEANING_KEYS}
     if not jobs:
         dropped = ", ".join(f"{k}={v}" for k, v in cleaning.items() if v)
         raise WorkloadError(
-            f"{source}: no job left after cleaning ({len(rows)} job lines; dropped: {dropped or 'none'})"
+            f"{source}: no job left after cleaning ({n_lines} job lines; dropped: {dropped or 'none'})"
         )
     _check_unique_ids(jobs, source)
     return Trace(
@@ -295,22 +301,7 @@ def _parse_fast(text: str, source: str, max_procs: int | None, walltime_fallback
             _times(wall[kept]), user[kept].tolist(), group[kept].tolist(), exe[kept].tolist(),
             queue[kept].tolist(), part[kept].tolist(), status[kept].tolist()]
     jobs = list(map(JobRecord, *cols))
-    cleaning = {key: counts.get(key, 0) for key in CLEANING_KEYS}
-    if not jobs:
-        dropped = ", ".join(f"{k}={v}" for k, v in cleaning.items() if v)
-        raise WorkloadError(f"{source}: no job left after cleaning ({len(a)} job lines; dropped: {dropped or 'none'})")
-    _check_unique_ids(jobs, source)
-    return Trace(
-        jobs=jobs,
-        max_procs=m,
-        name=name,
-        header=header,
-        unix_start_time=_header_int(header, "UnixStartTime"),
-        timezone=header.get("TimeZoneString"),
-        cleaning=cleaning,
-        source=source,
-        header_lines=tuple(header_lines),
-    )
+    return _make_trace(jobs, len(a), counts, m, header, header_lines, source, name)
 
 
 def _times(col) -> list:
