@@ -16,6 +16,7 @@ import pandas as pd
 from bftune.schedulers import machines as ms
 from bftune.schedulers.simulator import Run
 from bftune.workloads.atomic import atomic_write_text
+from bftune.workloads.batsim_json import profile_name
 
 COLUMNS = [
     "job_id", "workload_name", "profile", "submission_time", "requested_number_of_resources",
@@ -26,11 +27,6 @@ COLUMNS = [
 
 def _f(x: float) -> str:
     return f"{x:.6f}"
-
-
-def profile_name(runtime: float) -> str:
-    """Our converter's profile naming: one delay profile per distinct runtime."""
-    return f"d{int(runtime)}" if float(runtime).is_integer() else f"d{runtime:g}"
 
 
 def run_row(run: Run, workload: str = "w0") -> list[str]:

@@ -28,6 +28,7 @@ from typing import Callable, Iterable
 from bftune.schedulers.core import Core
 from bftune.schedulers.jobs import EndState, Job
 from bftune.schedulers.machines import Interval
+from bftune.workloads.batsim_json import MIN_ID_WIDTH, batsim_job_id
 
 
 @dataclass(slots=True)
@@ -63,13 +64,9 @@ class SimResult:
     passes: int = 0
 
 
-def job_name(job_id: int, width: int = 7) -> str:
-    """Batsim's job name for an SWF job number: zero-padded so string order = numeric order."""
-    return str(job_id).zfill(width)
-
-
 def name_width(ids: Iterable[int]) -> int:
-    return max([7] + [len(str(i)) for i in ids])
+    """The one zero-padded width of every job name (as the Batsim workload converter writes them)."""
+    return max([MIN_ID_WIDTH] + [len(str(i)) for i in ids])
 
 
 class Simulator:
@@ -85,7 +82,7 @@ class Simulator:
         width = name_width(r.id for r in records)
         self._arrivals: list[tuple[float, Job, float]] = []
         for r in records:
-            job = Job(id=job_name(r.id, width), seq=r.id, submit=float(r.submit), procs=r.procs,
+            job = Job(id=batsim_job_id(r.id, width), seq=r.id, submit=float(r.submit), procs=r.procs,
                       walltime=float(r.walltime), user=r.user)
             self._arrivals.append((float(r.submit), job, float(r.runtime)))
         self.runs: dict[str, Run] = {}
