@@ -187,3 +187,21 @@ def test_file_url_mirror(tmp_path):
     path = download("kth_sp2", tmp_path / "out", base_url=mirror.as_uri())
     assert path.read_bytes() == data
     assert dl.sha256_file(path) == REGISTRY["kth_sp2"].sha256
+
+
+def test_cli_download_by_the_archive_name(server, tmp_path, capsys):
+    """`bftune download KTH-SP2` as the issue spells it, against a local mirror."""
+    from bftune.experiments.cli import main
+
+    base_url, root, requests = server
+    publish(root, "l_kth_sp2", KTH_FILE, kth_bytes())
+    dest = tmp_path / "traces"
+    assert main(["download", "KTH-SP2", "--dest", str(dest), "--base-url", base_url]) == 0
+    assert (dest / KTH_FILE).exists()
+    assert str(dest / KTH_FILE) in capsys.readouterr().out
+    publish(root, "l_kth_sp2", KTH_FILE, b"\x1f\x8b" + b"corrupt" * 10)
+    (dest / KTH_FILE).unlink()
+    assert main(["download", "kth-sp2", "--dest", str(dest), "--base-url", base_url]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("bftune: error:") and "sha256" in err.lower()
+    assert not any(dest.iterdir())  # nothing half-written left behind

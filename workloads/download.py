@@ -120,11 +120,13 @@ def trace_names() -> list[str]:
 
 
 def get_source(name: str) -> TraceSource:
-    """The registry entry for ``name``: a key (``kth_sp2``), an archive name
-    (``KTH-SP2-1996-2.1-cln``) or a file name; case-insensitive."""
+    """The registry entry for ``name``: a key (``kth_sp2``, or ``KTH-SP2`` as the
+    archive spells it), an archive name (``KTH-SP2-1996-2.1-cln``) or a file name;
+    case-insensitive."""
     wanted = name.strip().lower()
+    short = wanted.replace("-", "_")
     for source in REGISTRY.values():
-        if wanted in (source.name, source.stem.lower(), source.filename.lower()):
+        if wanted in (source.name, source.stem.lower(), source.filename.lower()) or short == source.name:
             return source
     raise WorkloadError(f"unknown trace {name!r}; known traces: {', '.join(REGISTRY)}")
 
