@@ -140,8 +140,13 @@ def read_trace(path: str, procs: int | None = None, lenient: bool = False, wallt
         from bftune.workloads.batsim_json import read_batsim_workload
 
         trace = read_batsim_workload(p)
-        if procs is not None:
-            trace.max_procs = procs
+        if procs is not None and procs != trace.max_procs:
+            kept = [j for j in trace.jobs if j.procs <= procs]
+            cleaning = dict(trace.cleaning)
+            cleaning["procs_gt_machine"] = cleaning.get("procs_gt_machine", 0) + len(trace.jobs) - len(kept)
+            if not kept:
+                raise WorkloadError(f"{p}: no job fits on {procs} processors")
+            trace = trace.with_jobs(kept, max_procs=procs, cleaning=cleaning)
         return trace
     from bftune.workloads.swf import read_swf
 
@@ -323,6 +328,9 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--timeout", type=float, default=120.0,
                        help="seconds without any message before the run is declared stalled (default 120)")
         p.set_defaults(func=_batsim_command(name))
+    from bftune.experiments.campaign import add_campaign_parser
+
+    add_campaign_parser(sub)
     return parser
 
 

@@ -144,3 +144,14 @@ def test_simulate_the_issue_example_on_kth(tmp_path, capsys):
     assert s["jobs"] == 27992
     assert s["cleaning"]["walltime_lt_runtime"] == 475
     assert s["config"]["algorithm"] == "EASY(SAF+threshold(40h), SPF+threshold(40h))"
+
+
+def test_batsim_json_workload_with_a_smaller_machine_drops_and_counts_wide_jobs(tmp_path):
+    wl = SHARED / "batsim" / "workloads" / "kth_sp2.json"
+    if not wl.exists():
+        pytest.skip(f"{wl} is not available (the ../shared checkout is missing)")
+    out = tmp_path / "o"
+    assert main(["simulate", "--trace", str(wl), "--procs", "16", "--out", str(out)]) == 0
+    s = json.loads((out / "summary.json").read_text())
+    # shared/batsim/README: with m = 16, 2,611 cleaned KTH-SP2 jobs are too wide.
+    assert s["cleaning"]["procs_gt_machine"] == 2611 and s["jobs"] == 27992 - 2611

@@ -54,7 +54,9 @@ class Trace:
     def with_jobs(self, jobs: list[JobRecord], **changes) -> "Trace":
         """A copy holding other jobs (sorted), keeping the machine and metadata."""
         jobs = sorted(jobs, key=_order_key)
-        return replace(self, jobs=jobs, header=dict(self.header), cleaning=dict(self.cleaning), **changes)
+        changes.setdefault("header", dict(self.header))
+        changes.setdefault("cleaning", dict(self.cleaning))
+        return replace(self, jobs=jobs, **changes)
 
 
 def _order_key(job: JobRecord) -> tuple[float, int]:
