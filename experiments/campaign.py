@@ -127,6 +127,7 @@ import sys
 import time
 import tomllib
 import traceback
+import uuid
 from dataclasses import asdict, dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -773,7 +774,9 @@ class DaskExecutor:
 
         futures = {}
         for item in items:
-            fut = self.client.submit(fn, item, key=f"bftune-run-{item['run_id']}", pure=False)
+            # a fresh key per submission: a long-lived cluster must not hand back an older attempt
+            fut = self.client.submit(fn, item, key=f"bftune-run-{item['run_id']}-{uuid.uuid4().hex[:8]}",
+                                     pure=False)
             futures[fut.key] = (fut, item)
         try:
             for fut in as_completed([f for f, _ in futures.values()]):
@@ -936,6 +939,14 @@ def run_campaign(campaign: Campaign, out_dir: str | os.PathLike[str], *, workers
     out = Path(out_dir)
     (out / "runs").mkdir(parents=True, exist_ok=True)
     (out / "failures").mkdir(exist_ok=True)
+    if (out / "campaign.json").exists():
+        try:
+            previous = json.loads((out / "campaign.json").read_text())
+        except ValueError:
+            previous = {}
+        if (previous.get("name"), previous.get("kind")) != (campaign.name, campaign.kind):
+            stream.write(f"note: {out} held campaign {previous.get('name')!r} ({previous.get('kind')}); its stored "
+                         f"runs stay in runs/ but the tables will cover {campaign.name!r} only\n")
     _write_json(out / "campaign.json", campaign.meta())
     specs = list(campaign.specs if specs is None else specs)
     stored = stored_run_ids(out)

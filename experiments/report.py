@@ -181,18 +181,20 @@ def _plot_offline_scatter(summary: pd.DataFrame, best: pd.DataFrame, path: Path)
             x, y = g["rel_avg_wait_mean"], g["rel_max_wait_mean"]
             xerr = np.vstack([(x - g["rel_avg_wait_d1"]).clip(lower=0), (g["rel_avg_wait_d9"] - x).clip(lower=0)])
             yerr = np.vstack([(y - g["rel_max_wait_d1"]).clip(lower=0), (g["rel_max_wait_d9"] - y).clip(lower=0)])
-            ax.errorbar(x, y, xerr=xerr, yerr=yerr, fmt="o", ms=4, color=cmap(i), ecolor=cmap(i), alpha=0.8,
-                        elinewidth=0.5, capsize=0, label=f"threshold {th}")
+            ax.errorbar(x, y, xerr=xerr, yerr=yerr, fmt="none", ecolor=cmap(i), alpha=0.25, elinewidth=0.6,
+                        capsize=0)
+            ax.plot(x, y, "o", ms=4, color=cmap(i), mec="white", mew=0.4, label=f"threshold {th}", zorder=3)
         ax.axvline(1.0, color="grey", lw=0.8, ls="--")
         ax.axhline(1.0, color="grey", lw=0.8, ls="--")
         base = s[s["baseline"].astype(bool)]
         if not base.empty:
-            ax.plot(base["rel_avg_wait_mean"], base["rel_max_wait_mean"], "k*", ms=12, label="EASY-FCFS-FCFS")
+            ax.plot(base["rel_avg_wait_mean"], base["rel_max_wait_mean"], "k*", ms=12, label="EASY-FCFS-FCFS",
+                    zorder=4)
         if best_name is not None:
             b = s[s["config"] == best_name]
             if not b.empty:
                 ax.plot(b["rel_avg_wait_mean"], b["rel_max_wait_mean"], "rs", ms=9, mfc="none", mew=1.5,
-                        label=f"best on training: {best_name}")
+                        label=f"best on training: {best_name}", zorder=5)
         ax.set_xlabel("AvgWait / AvgWait(EASY-FCFS-FCFS), mean over weeks (bars: d1-d9)")
         ax.set_ylabel("MaxWait / MaxWait(EASY-FCFS-FCFS), mean over weeks (bars: d1-d9)")
         ax.set_title(f"{split} half: {s['weeks'].max()} resampled weeks")
@@ -339,7 +341,8 @@ def _plot_online_shares(choices: pd.DataFrame, runs: pd.DataFrame, candidates: l
     colours = {p: cmap(i) for i, p in enumerate(policies)}
     ncol = min(4, len(strategies))
     nrow = math.ceil(len(strategies) / ncol)
-    fig, axes = plt.subplots(nrow, ncol, figsize=(4.2 * ncol, 3.0 * nrow + 0.8), squeeze=False)
+    fig, axes = plt.subplots(nrow, ncol, figsize=(4.2 * ncol, 3.2 * nrow + 0.8), squeeze=False,
+                             constrained_layout=True)
     for ax in axes.flat[len(strategies):]:
         ax.axis("off")
     for ax, strategy in zip(axes.flat, strategies):
@@ -355,8 +358,7 @@ def _plot_online_shares(choices: pd.DataFrame, runs: pd.DataFrame, candidates: l
         ax.set_ylabel("share of resamples", fontsize=7)
         ax.tick_params(labelsize=7)
     handles = [plt.Rectangle((0, 0), 1, 1, color=colours[p]) for p in policies]
-    fig.legend(handles, policies, loc="lower center", ncol=min(len(policies), 12), fontsize=7,
-               bbox_to_anchor=(0.5, -0.02))
+    fig.legend(handles, policies, loc="outside lower center", ncol=min(len(policies), 12), fontsize=7)
     fig.suptitle("Share of each policy chosen per period, over resamples")
     _save(fig, path)
     plt.close(fig)
@@ -388,6 +390,7 @@ def _plot_online_cumulative(periods: pd.DataFrame, runs: pd.DataFrame, path: Pat
     ax.plot([], [], color="#bdbdbd", lw=0.8, label="fixed policies")
     ax.set_xlabel("weeks since the start of the resampled trace (jobs counted by submission week)")
     ax.set_ylabel("cumulative waiting time, summed over resamples (hours)")
+    ax.yaxis.set_major_formatter(plt.FuncFormatter(lambda v, _: f"{v:,.0f}"))
     ax.set_title("Cumulative waiting time over time")
     ax.legend(fontsize=7)
     _save(fig, path)
