@@ -15,7 +15,6 @@ from bftune.schedulers.core import Core, Hook
 from bftune.schedulers.durations import DurationError, format_duration, parse_duration
 from bftune.schedulers.easy import RESERVATION_MODELS, Easy
 from bftune.schedulers.ordering import Order
-from bftune.learning.selectors import SELECTORS
 from bftune.schedulers.policies import SELECTION_DEFAULT, UnknownPolicyError, get_policy
 
 
@@ -68,6 +67,8 @@ class SchedulerConfig:
         if self.kill_after is not None and not (self.kill_after > 0):
             raise ConfigError(f"kill_after: expected a positive duration, got {self.kill_after!r}")
         if self.selector is not None:
+            from bftune.learning.selectors import SELECTORS  # numpy: imported only when selecting
+
             if self.selector not in SELECTORS:
                 raise ConfigError(f"selector: {self.selector!r} is not a selector; choose one of {', '.join(SELECTORS)}")
             if not (isinstance(self.period, (int, float)) and 0 < self.period < math.inf):

@@ -178,9 +178,10 @@ def parse_swf(
     """Parse and clean SWF ``text`` (``source`` is only used in messages and ``Trace.source``)."""
     if walltime_fallback not in (None, "runtime"):
         raise ValueError(f"walltime_fallback must be None or 'runtime', not {walltime_fallback!r}")
-    fast = _parse_fast(text, source, max_procs, walltime_fallback, name)
-    if fast is not None:
-        return fast
+    if len(text) >= FAST_PATH_MIN_CHARS:
+        fast = _parse_fast(text, source, max_procs, walltime_fallback, name)
+        if fast is not None:
+            return fast
     header_lines: list[str] = []
     header: dict[str, str] = {}
     rows: list[list[int | float]] = []
@@ -234,6 +235,9 @@ def _make_trace(jobs: list[JobRecord], n_lines: int, counts: dict[str, int], m: 
         header_lines=tuple(header_lines),
     )
 
+
+#: Below this size the line-by-line path is faster than importing numpy (~0.2 s) for the fast one.
+FAST_PATH_MIN_CHARS = 8_000_000
 
 _COMMENT_RE = re.compile(r"^[ \t]*;.*$", re.MULTILINE)
 
