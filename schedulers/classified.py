@@ -109,6 +109,10 @@ class SmallFirst(Hook):
             self._new.clear()
 
     def report(self) -> dict:
-        out = {"classification": self.clf.report(), "safeguard_kills": self.kills,
+        cls = dict(self.clf.report())
+        overall = cls.get("overall") or {}
+        for key in ("accuracy", "precision", "recall", "false_small_rate", "false_large_rate"):
+            cls.setdefault(key, overall.get(key))  # the headline figures at the top, per-week rows in "weeks"
+        out = {"classification": cls, "safeguard_kills": self.kills,
                "classifier_mode": self.mode, "safeguard": self.safeguard}
         return out

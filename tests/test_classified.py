@@ -158,7 +158,10 @@ def test_summary_of_a_classified_run(tmp_path):
     assert stored["tau"] == 60.0
     assert {"classification", "killed_jobs", "wasted_work", "safeguard_kills"} <= set(stored)
     cls = stored["classification"]
-    assert "overall" in cls or "accuracy" in json.dumps(cls)
+    for key in ("accuracy", "precision", "recall", "false_small_rate", "false_large_rate"):
+        assert cls[key] == cls["overall"][key]
+    assert 0.0 <= cls["accuracy"] <= 1.0
+    assert cls["weeks"] and {"week", "metrics"} <= set(cls["weeks"][-1])
     killed_runs = [r for r in result.runs if r.state == KILLED]
     assert stored["killed_runs"] == len(killed_runs) == stored["safeguard_kills"]
     assert stored["wasted_work"] == pytest.approx(sum((r.end - r.start) * r.procs for r in killed_runs))
