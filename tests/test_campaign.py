@@ -13,6 +13,8 @@ import pytest
 from bftune.experiments import campaign as cp
 
 CONFIGS = cp.CONFIG_DIR
+KTH = Path(__file__).resolve().parents[2] / "shared" / "workloads" / "KTH-SP2-1996-2.1-cln.swf.gz"
+needs_kth = pytest.mark.skipif(not KTH.exists(), reason=f"{KTH} is not available (the ../shared checkout is missing)")
 TINY_ONLINE = CONFIGS / "tiny_synthetic_online.toml"
 TINY_OFFLINE = CONFIGS / "tiny_synthetic_offline.toml"
 ONLINE_TABLES = ["runs.csv", "periods.csv", "choices.csv", "summary_online.csv"]
@@ -99,6 +101,7 @@ def test_cli_reports_config_error_and_exit_code(tmp_path, capsys):
     assert not (tmp_path / "out").exists()
 
 
+@needs_kth
 def test_shipped_configs_expand_to_the_paper_campaigns():
     offline = cp.load_config(CONFIGS / "offline_tuning.toml")
     assert offline.kind == "offline"
