@@ -4,7 +4,9 @@ For every archive trace found in ../shared/workloads (or the paths given), and
 for EASY-FCFS and EASY(SAF, 40 h), it reports jobs per second of the
 simulation alone and of the whole process (read + clean + simulate), and the
 peak resident memory of a fresh process per run, so that one run's garbage
-does not flatter the next.
+does not flatter the next.  The child ends as the ``bftune`` console script
+does after a simulation (``experiments/cli.py: entry``), without interpreter
+teardown.
 
     uv run python -m bftune.experiments.bench            # all shared traces
     uv run python -m bftune.experiments.bench --quick    # KTH-SP2 only
@@ -14,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import resource
 import subprocess
 import sys
@@ -49,8 +52,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--child", nargs=2, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.child:
-        print(json.dumps(one_run(args.child[0], json.loads(args.child[1]))))
-        return 0
+        print(json.dumps(one_run(args.child[0], json.loads(args.child[1]))), flush=True)
+        os._exit(0)  # end like the `bftune` CLI does after a simulation: no interpreter teardown
     traces = [Path(t) for t in args.traces] or sorted(SHARED.glob("*.swf.gz"), key=lambda p: p.stat().st_size)
     if args.quick:
         traces = [t for t in traces if "KTH" in t.name]

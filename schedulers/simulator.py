@@ -28,7 +28,8 @@ from typing import Callable, Iterable
 from bftune.schedulers.core import Core
 from bftune.schedulers.jobs import EndState, Job
 from bftune.schedulers.machines import Interval
-from bftune.workloads.batsim_json import MIN_ID_WIDTH, batsim_job_id
+from bftune.workloads.allocation import paused_gc
+from bftune.workloads.batsim_json import MIN_ID_WIDTH
 
 
 @dataclass(slots=True)
@@ -78,13 +79,15 @@ class Simulator:
         self.m = m
         self.workload = workload
         self.on_pass = on_pass
-        records = sorted(jobs, key=lambda r: (r.submit, r.id))  # noqa: E731 - local
+        records = list(jobs)
+        if any(b.submit < a.submit or (b.submit == a.submit and b.id < a.id) for a, b in zip(records, records[1:])):
+            records.sort(key=lambda r: (r.submit, r.id))  # noqa: E731 - local; a Trace is already sorted
         width = name_width(r.id for r in records)
-        self._arrivals: list[tuple[float, Job, float]] = []
-        for r in records:
-            job = Job(id=batsim_job_id(r.id, width), seq=r.id, submit=float(r.submit), procs=r.procs,
-                      walltime=float(r.walltime), user=r.user)
-            self._arrivals.append((float(r.submit), job, float(r.runtime)))
+        self._arrivals: list[tuple[float, Job, float]] = [
+            (float(r.submit), Job(str(r.id).zfill(width), r.id, float(r.submit), r.procs, float(r.walltime), r.user),
+             float(r.runtime))
+            for r in records
+        ]
         self.runs: dict[str, Run] = {}
         self.finished: list[Run] = []
         self._ends: list[tuple[float, int, str]] = []  # (time, tie, run id)
@@ -198,4 +201,5 @@ class Simulator:
 
 def simulate(jobs, m: int, core: Core, workload: str = "w0") -> SimResult:
     """Run ``jobs`` (JobRecords) on an m-processor machine under ``core``."""
-    return Simulator(jobs, m, core, workload).run()
+    with paused_gc():
+        return Simulator(jobs, m, core, workload).run()

@@ -75,6 +75,7 @@ from operator import attrgetter
 from pathlib import Path
 from typing import Iterable, Literal
 
+from bftune.workloads.allocation import paused_gc
 from bftune.workloads.atomic import atomic_write_bytes
 from bftune.workloads.errors import WorkloadError
 from bftune.workloads.model import JobRecord, Trace
@@ -156,14 +157,15 @@ def read_swf(
             raw = gzip.decompress(raw)
         except (OSError, EOFError, gzip.BadGzipFile) as exc:
             raise WorkloadError(f"{path}: corrupt gzip data: {exc}") from exc
-    return parse_swf(
-        _decode(raw),
-        source=str(path),
-        max_procs=max_procs,
-        lenient=lenient,
-        walltime_fallback=walltime_fallback,
-        name=name if name is not None else trace_name_from_path(path),
-    )
+    with paused_gc():
+        return parse_swf(
+            _decode(raw),
+            source=str(path),
+            max_procs=max_procs,
+            lenient=lenient,
+            walltime_fallback=walltime_fallback,
+            name=name if name is not None else trace_name_from_path(path),
+        )
 
 
 def parse_swf(
