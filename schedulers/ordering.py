@@ -180,6 +180,8 @@ class WaitingQueue:
         if order.dynamic:
             rest = [j for j in self.jobs.values() if not now - j.submit > threshold]
             yield from self._sorted(order, now, rest)
+        elif promoted == 0:
+            yield from self._index(order)  # the usual case: nobody waited that long
         else:
             for job in self._index(order):
                 if not now - job.submit > threshold:

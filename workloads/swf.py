@@ -239,7 +239,7 @@ def _make_trace(jobs: list[JobRecord], n_lines: int, counts: dict[str, int], m: 
 
 
 #: Below this size the line-by-line path is faster than importing numpy (~0.2 s) for the fast one.
-FAST_PATH_MIN_CHARS = 8_000_000
+FAST_PATH_MIN_CHARS = 6_000_000
 
 _COMMENT_RE = re.compile(r"^[ \t]*;.*$", re.MULTILINE)
 
