@@ -52,14 +52,15 @@ def normalise(intervals: Iterable[Interval]) -> list[Interval]:
 
 def lowest(intervals: list[Interval], n: int) -> list[Interval]:
     """The ``n`` lowest ids of a normalised interval list (caller checks there are enough)."""
-    out: list[Interval] = []
+    k = 0
     for a, b in intervals:
         size = b - a + 1
         if size >= n:
+            out = intervals[:k]  # whole intervals before this one: one C-level copy
             out.append((a, a + n - 1))
             return out
-        out.append((a, b))
         n -= size
+        k += 1
     raise ValueError("not enough machines")
 
 
