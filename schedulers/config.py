@@ -132,6 +132,9 @@ class SchedulerConfig:
                 except (TypeError, ValueError):
                     raise ConfigError(f"{key}: expected a number, got {opts[key]!r}") from None
         for key in ("threshold", "kill_after", "period"):
+            if key == "kill_after" and opts.get(key) is None:
+                opts.pop(key, None)  # null = no kill (as to_dict writes it)
+                continue
             if key in opts:
                 try:
                     value = parse_duration(opts[key], key, allow_infinite=(key == "threshold"))
