@@ -35,16 +35,60 @@ Theta = 40 h.  The baseline is the fixed EASY(FCFS, 40 h).  One run = one
 strategy on one resampled trace.  Selectors are seeded with the resample's
 seed (common random numbers across strategies).
 
+``kind = "classification"`` - small/large runtime classification with
+kill-and-requeue (SPEC section 5, issue 5).  For every trace of
+``[classification] traces`` (several traces in one campaign; no
+``[workload] trace``), every policy (FCFS, WFP3, SPF, SAF by default) and
+every variant: ``base`` (plain EASY(P)), ``rf`` (the online random forest,
+small queue first, with the safeguard), ``rf-no-safeguard``,
+``class-clairvoyant`` (true class known, same safeguard) and
+``runtime-clairvoyant`` (p~ := p, one queue).  One run = one (trace, policy,
+variant) on the **whole trace, not resampled**; tau = 60 s by default (the
+classifier study's).  Every classified run's forest uses ``[campaign] seed``
+itself as its seed (the same forest seed for every run: common random
+numbers across variants and policies).  Per run the campaign stores:
+
+- summary metrics (AVGbsld, AvgWait, MaxWait, the sum of bsld, killed jobs,
+  killed runs, safeguard kills, wasted work = processor-seconds of killed
+  runs, and its share of the useful work);
+- AVGbsld per **reference class** (small / large / unlabelled; see
+  :func:`reference_classes`).  The classifier's own label (actual runtime <
+  the divider in force at the job's classification) depends on the run's
+  schedule - the divider is the median runtime of the jobs that *finished*
+  in the last week, and when they finish depends on the variant - so two
+  variants would label different sets of jobs small, and the base variant
+  has no classifier at all.  The per-class table therefore uses one
+  schedule-independent labelling per trace, the same definition applied to
+  the zero-wait replay of the trace (every job ends at r_j + p_j): small iff
+  p_j < median runtime of the jobs ending in (r_j - 7 d, r_j]; no such job =
+  ``unlabelled`` (the first jobs of a trace).  Every variant of a trace is
+  thus split into the same job sets.  ``label_agreement`` in ``runs.csv``
+  is, for a classified run, the share of jobs labelled by both on which the
+  reference class equals the run's classifier label;
+- AVGbsld per month: 30-day periods from the trace's first submission, a
+  job counted in the period of its submission (r_j);
+- the cumulative bsld curve (by completion time, as
+  :func:`bftune.experiments.metrics.cumulative_bsld`) sampled at
+  :data:`CURVE_POINTS` (500) evenly spaced instants from the first submission
+  to the last completion (the step function's value at each instant; the last point
+  is the total);
+- for ``rf`` and ``rf-no-safeguard``: the classification quality of SPEC
+  section 3 (the classifier's report: accuracy, precision and recall of the
+  small class, false small and false large rates, confusion counts), overall
+  and per week of submission.
+
 Config format (TOML)
 --------------------
 
 ::
 
     [campaign]
-    kind = "online"            # "offline" | "online"     (required)
+    kind = "online"            # "offline" | "online" | "classification"    (required)
     name = "online_selection"  # default: the file's stem
     seed = 1                   # master seed; every resample seed derives from it
-    tau = 10                   # bounded-slowdown constant (seconds, or "10s")
+                               # (classification: the forest seed of every run)
+    tau = 10                   # bounded-slowdown constant (seconds, or "10s");
+                               # default 10, 60 with kind = "classification"
 
     [workload]
     trace = "../shared/workloads/KTH-SP2-1996-2.1-cln.swf.gz"   # or "synthetic:N:M[:SEED]"
@@ -73,6 +117,20 @@ Config format (TOML)
     decay = 1.0
     reservation = "count"
     baseline = "FCFS"          # EASY(FCFS, threshold); added to the runs if not in `fixed`
+
+    [classification]           # only with kind = "classification"; every key but traces optional
+    traces = ["../shared/workloads/KTH-SP2-1996-2.1-cln.swf.gz", "synthetic:4500:64:1"]   # required
+    policies = ["FCFS", "WFP3", "SPF", "SAF"]
+    variants = ["base", "rf", "rf-no-safeguard", "class-clairvoyant", "runtime-clairvoyant"]
+    features = "weekly"        # or "live" (SPEC section 5)
+    threshold = "inf"          # Theta of EASY, wrapping the small-first queue (none by default)
+    reservation = "count"
+
+With kind = "classification" the ``[workload]`` section is optional and may
+only hold ``walltime_from_runtime`` and ``lenient`` (applied to every trace);
+the traces are listed in ``[classification] traces`` and each runs on its
+header's machine size.  A trace's name in the tables is its file name
+without ``.swf``/``.swf.gz`` (or the ``synthetic:...`` text).
 
 **Relative trace paths are resolved against the repository root** (the
 directory holding ``pyproject.toml``, i.e. the ``bftune`` package root), not
@@ -103,7 +161,11 @@ Output directory
   timings in them so they are deterministic): ``runs.csv`` (one row per run)
   and, offline, ``weeks.csv`` (one row per run and week) or, online,
   ``periods.csv`` (per run and week of the trace) and ``choices.csv`` (the
-  selectors' choice per period).  Run timings stay in the run JSON files.
+  selectors' choice per period) or, classification, ``classes.csv`` (per
+  run and reference class), ``months.csv`` (per run and 30-day month),
+  ``curves.csv`` (per run and curve point) and ``classification.csv`` (per
+  rf run: an ``overall`` row and one row per week).  Run timings stay in the
+  run JSON files.
 - ``report.md`` + ``plots/*.png`` + ``summary*.csv``, rebuilt from the tables
   alone by ``bftune campaign --report-only DIR``.
 
@@ -139,12 +201,16 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 CONFIG_DIR = Path(__file__).resolve().parent / "configs"
 RESULT_FORMAT = 1
 WEEK = 7 * 86400
-KINDS = ("offline", "online")
+KINDS = ("offline", "online", "classification")
 SPLITS = ("train", "test")
 OFFLINE_POLICIES = ("FCFS", "LCFS", "SPF", "LPF", "SQF", "LQF", "LEXP")
 OFFLINE_THRESHOLDS = ("none", "10h", "20h", "40h", "80h")
 ONLINE_SELECTORS = ("random", "full", "noisy", "bandit")
 ONLINE_PERIODS = ("1d", "1w")
+CLASSIFICATION_POLICIES = ("FCFS", "WFP3", "SPF", "SAF")
+CLASSIFICATION_VARIANTS = ("base", "rf", "rf-no-safeguard", "class-clairvoyant", "runtime-clairvoyant")
+MONTH = 30 * 86400  # the classification campaign's "months": 30-day periods from the first submission
+CURVE_POINTS = 500  # samples of each stored cumulative bsld curve
 KILLED = "COMPLETED_KILLED"
 
 
@@ -209,6 +275,9 @@ class RunSpec:
 
     def describe(self) -> str:
         lab = ", ".join(f"{k}={v}" for k, v in self.labels.items() if k != "baseline")
+        if self.kind == "classification":
+            return f"{self.kind} run {self.run_id} ({lab}; trace {self.trace}, whole trace, seed " \
+                   f"{self.resample_seed}; options {json.dumps(self.options)})"
         return f"{self.kind} run {self.run_id} ({lab}; trace {self.trace}, split {self.split}, " \
                f"{self.weeks} weeks, resample seed {self.resample_seed}; options {json.dumps(self.options)})"
 
@@ -359,31 +428,46 @@ def load_config(path: str | os.PathLike[str]) -> Campaign:
 
 def campaign_from_dict(data: dict, source: str = "<config>", text: str = "") -> Campaign:
     """Validate a parsed config (``tomllib`` output) and expand it into runs."""
-    top = _Table(source, "top level", data, ("campaign", "workload", "offline", "online"))
-    for section in ("campaign", "workload"):
-        if section not in data:
-            raise CampaignError(f"{source}: [{section}]: required section is missing")
+    top = _Table(source, "top level", data, ("campaign", "workload", *KINDS))
+    if "campaign" not in data:
+        raise CampaignError(f"{source}: [campaign]: required section is missing")
     camp = _Table(source, "campaign", data["campaign"], ("kind", "name", "seed", "tau"))
     kind = camp.string("kind", choices=KINDS)
+    if kind != "classification" and "workload" not in data:
+        raise CampaignError(f"{source}: [workload]: required section is missing")
     name = camp.string("name", Path(source).stem if source != "<config>" else "campaign")
     seed = camp.integer("seed", 0, minimum=0)
-    tau_text = camp._get("tau", 10)
+    tau_text = camp._get("tau", 60 if kind == "classification" else 10)
     tau = _positive_seconds(camp, "tau", tau_text)
-    other = "online" if kind == "offline" else "offline"
-    if other in data:
-        raise top.error(other, f"section given but [campaign] kind is {kind!r}")
-    workload = _workload(_Table(source, "workload", data["workload"],
-                                ("trace", "procs", "walltime_from_runtime", "lenient")))
-    section = _Table(source, kind, data.get(kind, {}), _OFFLINE_KEYS if kind == "offline" else _ONLINE_KEYS)
-    if kind == "offline":
-        settings, specs = _offline_specs(section, workload, seed, tau)
+    for other in KINDS:
+        if other != kind and other in data:
+            raise top.error(other, f"section given but [campaign] kind is {kind!r}")
+    if kind == "classification":
+        wl = _Table(source, "workload", data.get("workload", {}),
+                    ("trace", "procs", "walltime_from_runtime", "lenient"))
+        for key in ("trace", "procs"):
+            if key in wl.data:
+                raise wl.error(key, "not with kind = \"classification\": list the traces in [classification] "
+                                    "traces (each runs on its header's machine size)")
+        options = {"walltime_from_runtime": wl.boolean("walltime_from_runtime", False),
+                   "lenient": wl.boolean("lenient", False)}
+        section = _Table(source, kind, data.get(kind, {}), _CLASSIFICATION_KEYS)
+        settings, specs = _classification_specs(section, options, seed, tau)
+        workload = {"traces": settings["traces"], "procs": None, **options}
     else:
-        settings, specs = _online_specs(section, workload, seed, tau)
+        workload = _workload(_Table(source, "workload", data["workload"],
+                                    ("trace", "procs", "walltime_from_runtime", "lenient")))
+        section = _Table(source, kind, data.get(kind, {}), _OFFLINE_KEYS if kind == "offline" else _ONLINE_KEYS)
+        if kind == "offline":
+            settings, specs = _offline_specs(section, workload, seed, tau)
+        else:
+            settings, specs = _online_specs(section, workload, seed, tau)
+        workload = {k: v for k, v in workload.items() if k != "trace_path"}
     ids = [s.run_id for s in specs]
     if len(set(ids)) != len(ids):  # cannot happen with validated lists; guard anyway
         raise CampaignError(f"{source}: two runs of the campaign are identical")
     return Campaign(name=name, kind=kind, seed=seed, tau=tau, source=source, config_text=text,
-                    workload={k: v for k, v in workload.items() if k != "trace_path"}, settings=settings, specs=specs)
+                    workload=workload, settings=settings, specs=specs)
 
 
 def _positive_seconds(table: _Table, key: str, value: Any) -> float:
@@ -403,7 +487,13 @@ def _workload(t: _Table) -> dict:
     procs = t.integer("procs", None, minimum=1)
     wff = t.boolean("walltime_from_runtime", False)
     lenient = t.boolean("lenient", False)
-    trace_path = None
+    trace_path = _trace_path(t, "trace", trace, procs)
+    return {"trace": trace, "trace_path": trace_path, "procs": procs, "walltime_from_runtime": wff,
+            "lenient": lenient}
+
+
+def _trace_path(t: _Table, key: str, trace: str, procs: int | None = None) -> str | None:
+    """Check one trace source (``synthetic:N:M[:SEED]`` or a file); its resolved path (None if synthetic)."""
     if trace.startswith("synthetic:"):
         parts = trace.split(":")[1:]
         try:
@@ -411,20 +501,29 @@ def _workload(t: _Table) -> dict:
         except ValueError:
             nums = []
         if len(nums) not in (2, 3) or any(n < 1 for n in nums[:2]) or (len(nums) == 3 and nums[2] < 0):
-            raise t.error("trace", f"{trace!r}: write synthetic:N:M or synthetic:N:M:SEED "
-                                   "(N jobs of the Lublin-Feitelson model on M processors)")
+            raise t.error(key, f"{trace!r}: write synthetic:N:M or synthetic:N:M:SEED "
+                               "(N jobs of the Lublin-Feitelson model on M processors)")
         if procs is not None:
             raise t.error("procs", "a synthetic trace sets its machine size in trace = \"synthetic:N:M\"")
-    else:
-        p = Path(trace).expanduser()
-        if not p.is_absolute():
-            p = REPO_ROOT / p
-        if not p.is_file():
-            raise t.error("trace", f"{trace!r}: no such file ({p}; relative paths are relative to the "
-                                   f"repository root {REPO_ROOT})")
-        trace_path = str(p.resolve())
-    return {"trace": trace, "trace_path": trace_path, "procs": procs, "walltime_from_runtime": wff,
-            "lenient": lenient}
+        return None
+    p = Path(trace).expanduser()
+    if not p.is_absolute():
+        p = REPO_ROOT / p
+    if not p.is_file():
+        raise t.error(key, f"{trace!r}: no such file ({p}; relative paths are relative to the "
+                           f"repository root {REPO_ROOT})")
+    return str(p.resolve())
+
+
+def trace_label(trace: str) -> str:
+    """A trace's short name in the tables: the file name without .swf/.swf.gz, or the synthetic:... text."""
+    if trace.startswith("synthetic:"):
+        return trace
+    name = Path(trace).name
+    for suffix in (".swf.gz", ".swf", ".json", ".gz"):
+        if name.endswith(suffix) and len(name) > len(suffix):
+            return name[: -len(suffix)]
+    return name
 
 
 def _spec(kind: str, workload: dict, split: str | None, weeks: int, seed: int, options: dict, tau: float,
@@ -543,6 +642,57 @@ def _bad_key(options: dict) -> str:
     if not (0 <= options.get("epsilon", 0.0) <= 1):
         return "epsilon"
     return ""
+
+
+_CLASSIFICATION_KEYS = ("traces", "policies", "variants", "features", "threshold", "reservation")
+
+
+def variant_options(variant: str, policy: str, *, features: str, seed: int, threshold: str,
+                    reservation: str) -> dict:
+    """The :class:`SchedulerConfig` options of one variant of the classification campaign."""
+    options = {"policy": policy, "threshold": threshold, "reservation": reservation}
+    if variant == "base":
+        return options
+    classifier = {"rf": "rf", "rf-no-safeguard": "rf"}.get(variant, variant)
+    options.update(classifier=classifier, safeguard=variant != "rf-no-safeguard", features=features, seed=seed)
+    return options
+
+
+def _classification_specs(t: _Table, wl: dict, seed: int, tau: float) -> tuple[dict, list[RunSpec]]:
+    from bftune.schedulers.easy import RESERVATION_MODELS
+
+    traces = t.strings("traces")
+    labels_seen: dict[str, str] = {}
+    sources = []
+    for trace in traces:
+        path = _trace_path(t, "traces", trace)
+        label = trace_label(trace)
+        if label in labels_seen:
+            raise t.error("traces", f"{trace!r} and {labels_seen[label]!r} have the same name {label!r} "
+                                    "in the tables")
+        labels_seen[label] = trace
+        sources.append((trace, path, label))
+    policies = [t.policy("policies", p) for p in t.strings("policies", list(CLASSIFICATION_POLICIES), upper=True)]
+    variants = t.strings("variants", list(CLASSIFICATION_VARIANTS), choices=CLASSIFICATION_VARIANTS)
+    features = t.string("features", "weekly", choices=("weekly", "live"))
+    threshold = t.duration("threshold", "inf")
+    reservation = t.string("reservation", "count", choices=RESERVATION_MODELS)
+    specs = []
+    for trace, path, label in sources:
+        for policy in policies:
+            for variant in variants:
+                options = variant_options(variant, policy, features=features, seed=seed, threshold=threshold,
+                                          reservation=reservation)
+                _check_options(t, "variants", options)
+                labels = {"trace": label, "policy": policy, "variant": variant, "baseline": variant == "base"}
+                specs.append(RunSpec(kind="classification", trace=trace, split=None, weeks=0, resample_seed=seed,
+                                     options=options, tau=tau, labels=labels, trace_path=path, procs=None,
+                                     walltime_from_runtime=wl["walltime_from_runtime"], lenient=wl["lenient"]))
+    settings = {"traces": [label for _, _, label in sources], "trace_sources": traces, "policies": policies,
+                "variants": variants, "features": features, "threshold": "none" if threshold == "inf" else threshold,
+                "reservation": reservation, "curve_points": CURVE_POINTS, "month_days": MONTH // 86400,
+                "baseline": "base", "forest_seed": seed}
+    return settings, specs
 
 
 # --- worker side: workload preparation and one run -----------------------------------------
@@ -684,6 +834,169 @@ def _run_online(spec: RunSpec) -> dict:
     return {"summary": row, "periods": periods, "choices": choices}
 
 
+def reference_classes(jobs, window: float = WEEK) -> list[str | None]:
+    """The schedule-independent true class of every job (module docstring), in the order of ``jobs``.
+
+    Replays the trace with every job ending at r_j + p_j (p_j = its runtime,
+    capped by its walltime, as the simulator runs it); the divider at r_j is
+    the median runtime of the jobs ending in (r_j - window, r_j] (the median
+    of an even count = mean of the two middle values, as the classifier's
+    :meth:`~bftune.learning.classifier.RuntimeClassifier.divider`).  A job is
+    ``"small"`` iff p_j < divider, ``"large"`` otherwise, ``None`` (unlabelled)
+    when no job ended in the window.
+    """
+    from bisect import bisect_left, insort
+    from collections import deque
+
+    runtimes = [min(float(j.runtime), float(j.walltime)) for j in jobs]
+    ends = sorted((float(j.submit) + p, p) for j, p in zip(jobs, runtimes))
+    order = sorted(range(len(jobs)), key=lambda i: float(jobs[i].submit))
+    out: list[str | None] = [None] * len(jobs)
+    win: deque[tuple[float, float]] = deque()
+    srt: list[float] = []
+    k = 0
+    for i in order:
+        r = float(jobs[i].submit)
+        while k < len(ends) and ends[k][0] <= r:
+            win.append(ends[k])
+            insort(srt, ends[k][1])
+            k += 1
+        while win and win[0][0] <= r - window:
+            _, p = win.popleft()
+            del srt[bisect_left(srt, p)]
+        n = len(srt)
+        if n == 0:
+            continue
+        m = n >> 1
+        divider = srt[m] if n & 1 else (srt[m - 1] + srt[m]) / 2.0
+        out[i] = "small" if runtimes[i] < divider else "large"
+    return out
+
+
+@lru_cache(maxsize=2)
+def _reference_classes(source_key: tuple) -> dict[str, str | None]:
+    """Reference class per job name (the name the simulator gives it), per trace, cached in the worker."""
+    from bftune.schedulers.simulator import name_width
+    from bftune.workloads.batsim_json import batsim_job_id
+
+    trace = _base_trace(*source_key)
+    width = name_width(j.id for j in trace.jobs)
+    classes = reference_classes(trace.jobs)
+    return {batsim_job_id(j.id, width): c for j, c in zip(trace.jobs, classes)}
+
+
+def _curve(times, values, origin: float, points: int) -> list[dict]:
+    """A step function (value after each time) sampled at ``points`` instants from ``origin`` to the last time."""
+    import numpy as np
+
+    times = np.asarray(times, dtype=float)
+    values = np.asarray(values, dtype=float)
+    if len(times) == 0:
+        return []
+    grid = np.linspace(origin, float(times[-1]), points)
+    idx = np.searchsorted(times, grid, side="right") - 1
+    sampled = np.where(idx >= 0, values[np.maximum(idx, 0)], 0.0)
+    sampled[-1] = values[-1]
+    return [{"point": k, "day": float((t - origin) / 86400.0), "cumulative_bsld": float(v)}
+            for k, (t, v) in enumerate(zip(grid.tolist(), sampled.tolist()))]
+
+
+CLASSES = ("small", "large", "unlabelled")
+QUALITY_KEYS = ("n", "tp", "fp", "tn", "fn", "accuracy", "precision", "recall", "false_small_rate",
+                "false_large_rate")
+
+
+def _run_classification(spec: RunSpec) -> dict:
+    """One (trace, policy, variant) on the whole trace: the tables of the module docstring."""
+    from dataclasses import replace
+
+    from bftune.experiments.metrics import bounded_slowdown, cumulative_bsld, job_table, per_period, summarize
+    from bftune.experiments.outjobs import runs_frame
+    from bftune.schedulers.classified import SmallFirst
+    from bftune.schedulers.config import SchedulerConfig
+    from bftune.schedulers.simulator import simulate
+
+    config = SchedulerConfig.from_options(spec.options)
+    trace = _base_trace(*_source_key(spec))
+    if config.classifier is not None and config.unix_start_time is None and trace.unix_start_time is not None:
+        # the trace's calendar for the calendar features, as run_local does
+        config = replace(config, unix_start_time=trace.unix_start_time, timezone=config.timezone or trace.timezone)
+    m = trace.max_procs
+    core = config.build(m)
+    result = simulate(trace.jobs, m, core)
+    df = runs_frame(result.runs)
+    tau = spec.tau
+    summary = summarize(df, m, tau)
+    report = result.report
+    jobs = job_table(df)
+    jobs["bsld"] = bounded_slowdown(jobs, tau)
+    ref = _reference_classes(_source_key(spec))
+    jobs["class"] = [ref.get(j) or "unlabelled" for j in jobs["job"]]
+    origin = float(min(j.submit for j in trace.jobs))
+    useful = float((jobs["runtime"] * jobs["procs"]).sum())
+    row = {key: summary.get(key) for key in ("jobs", "avg_bsld", "avg_wait", "max_wait", "max_bsld", "mwbs",
+                                             "utilization", "killed_jobs", "killed_runs", "wasted_work")}
+    row["sum_bsld"] = float(math.fsum(jobs["bsld"].tolist()))
+    row["useful_work"] = useful
+    row["wasted_share"] = row["wasted_work"] / useful if useful > 0 else math.nan
+    row["safeguard_kills"] = int(report.get("safeguard_kills", 0))
+    for c in CLASSES:
+        row[f"{c}_jobs"] = int((jobs["class"] == c).sum())
+    hook = next((h for h in core.hooks if isinstance(h, SmallFirst)), None)
+    if hook is not None:
+        both = agree = 0
+        for job_id, cls in ref.items():
+            if cls is None:
+                continue
+            label = hook.clf.job(job_id)["label"]
+            if label is None:
+                continue
+            both += 1
+            agree += (label == 1) == (cls == "small")
+        row["label_agreement"] = agree / both if both else math.nan
+    else:
+        row["label_agreement"] = math.nan
+    row["algorithm"] = config.describe()
+
+    classes = []
+    for c in ("all", *CLASSES):
+        sel = jobs if c == "all" else jobs[jobs["class"] == c]
+        n = len(sel)
+        classes.append({"class": c, "jobs": int(n),
+                        "avg_bsld": float(sel["bsld"].mean()) if n else math.nan,
+                        "avg_wait": float(sel["wait"].mean()) if n else math.nan,
+                        "max_wait": float(sel["wait"].max()) if n else math.nan,
+                        "killed_jobs": int((sel["kills"] > 0).sum()),
+                        "wasted_work": float(sel["wasted_work"].sum())})
+
+    per = per_period(df, MONTH, tau, origin=origin)
+    months = [{"month": int(r.period), "start_day": float((r.start - origin) / 86400.0), "jobs": int(r.jobs),
+               "avg_bsld": float(r.avg_bsld), "avg_wait": float(r.avg_wait), "max_wait": float(r.max_wait)}
+              for r in per.itertuples(index=False)]
+
+    cum = cumulative_bsld(df, tau)
+    curve = _curve(cum["time"].to_numpy(), cum["cumulative_bsld"].to_numpy(), origin, CURVE_POINTS)
+
+    quality = []
+    cls_report = report.get("classification")
+    if cls_report is not None and config.classifier == "rf":
+        overall = cls_report["overall"]
+        quality.append({"scope": "overall", "week": None, "submitted": cls_report["counts"]["classified"],
+                        "evaluated": cls_report["counts"]["evaluated"],
+                        "unlabelled": cls_report["counts"]["unlabelled"],
+                        "predicted_small": cls_report["counts"]["predicted_small"],
+                        **{k: overall[k] for k in QUALITY_KEYS}, "model": "",
+                        "train_size": None})
+        for w in cls_report["weeks"]:
+            quality.append({"scope": "week", "week": w["week"], "submitted": w["submitted"],
+                            "evaluated": w["evaluated"], "unlabelled": w["unlabelled"],
+                            "predicted_small": w["predicted_small"],
+                            **{k: w["metrics"][k] for k in QUALITY_KEYS}, "model": w["model"]["kind"],
+                            "train_size": w["model"]["train_size"]})
+        row["accuracy"] = overall["accuracy"]
+    return {"summary": row, "classes": classes, "months": months, "curve": curve, "classification": quality}
+
+
 def execute_run(spec_dict: dict) -> dict:
     """Run one spec; never raises on a run's own error (the failure is returned with its traceback)."""
     t0, c0 = time.perf_counter(), time.process_time()
@@ -695,6 +1008,8 @@ def execute_run(spec_dict: dict) -> dict:
             payload = _run_offline(spec)
         elif spec.kind == "online":
             payload = _run_online(spec)
+        elif spec.kind == "classification":
+            payload = _run_classification(spec)
         else:
             raise CampaignError(f"unknown campaign kind {spec.kind!r}")
         base.update(status="ok", **payload)
@@ -1008,6 +1323,14 @@ def format_failures(failures: list[dict]) -> str:
 
 OFFLINE_LABELS = ["split", "primary", "backfill", "threshold", "config", "baseline"]
 ONLINE_LABELS = ["resample", "strategy", "family", "selector", "period", "baseline"]
+CLASSIFICATION_LABELS = ["trace", "policy", "variant", "baseline"]
+KIND_LABELS = {"offline": OFFLINE_LABELS, "online": ONLINE_LABELS, "classification": CLASSIFICATION_LABELS}
+#: The per-run tables of each kind beyond runs.csv: name -> the run JSON's key.
+KIND_TABLES = {"offline": {"weeks": "weeks"}, "online": {"periods": "periods", "choices": "choices"},
+               "classification": {"classes": "classes", "months": "months", "curves": "curve",
+                                  "classification": "classification"}}
+_CLASSIFICATION_QUALITY_COLUMNS = ["scope", "week", "submitted", "evaluated", "unlabelled", "predicted_small",
+                                   *QUALITY_KEYS, "model", "train_size"]
 
 
 def load_meta(out_dir: str | os.PathLike[str]) -> dict:
@@ -1027,8 +1350,9 @@ def consolidate(out_dir: str | os.PathLike[str]) -> dict[str, Path]:
     out = Path(out_dir)
     meta = load_meta(out)
     kind = meta["kind"]
-    labels = OFFLINE_LABELS if kind == "offline" else ONLINE_LABELS
-    runs, weeks, periods, choices = [], [], [], []
+    labels = KIND_LABELS[kind]
+    runs: list[dict] = []
+    tables: dict[str, list[dict]] = {"runs": runs, **{name: [] for name in KIND_TABLES[kind]}}
     for sd in meta["specs"]:
         path = out / "runs" / f"{sd['run_id']}.json"
         if not path.exists():
@@ -1038,30 +1362,39 @@ def consolidate(out_dir: str | os.PathLike[str]) -> dict[str, Path]:
             continue
         lab = {k: sd["labels"].get(k) for k in labels}
         key = {"run_id": sd["run_id"], **lab}
-        runs.append({**key, "trace": sd["trace"], "weeks": sd["weeks"], "resample_seed": sd["resample_seed"],
-                     **rec["summary"]})
         if kind == "offline":
-            weeks.extend({**key, **w} for w in rec["weeks"])
+            runs.append({**key, "trace": sd["trace"], "weeks": sd["weeks"], "resample_seed": sd["resample_seed"],
+                         **rec["summary"]})
+            tables["weeks"].extend({**key, **w} for w in rec["weeks"])
+        elif kind == "online":
+            runs.append({**key, "trace": sd["trace"], "weeks": sd["weeks"], "resample_seed": sd["resample_seed"],
+                         **rec["summary"]})
+            short = {"run_id": sd["run_id"], "resample": lab["resample"], "strategy": lab["strategy"]}
+            tables["periods"].extend({**short, **p} for p in rec["periods"])
+            tables["choices"].extend({**short, **c} for c in rec["choices"])
         else:
-            periods.extend({"run_id": sd["run_id"], "resample": lab["resample"], "strategy": lab["strategy"],
-                            **p} for p in rec["periods"])
-            choices.extend({"run_id": sd["run_id"], "resample": lab["resample"], "strategy": lab["strategy"],
-                            **c} for c in rec["choices"])
-    tables = {"runs": runs}
-    if kind == "offline":
-        tables["weeks"] = weeks
-    else:
-        tables["periods"] = periods
-        tables["choices"] = choices
+            runs.append({**key, "source": sd["trace"], "seed": sd["resample_seed"], **rec["summary"]})
+            short = {"run_id": sd["run_id"], "trace": lab["trace"], "policy": lab["policy"],
+                     "variant": lab["variant"]}
+            for name, field_name in KIND_TABLES[kind].items():
+                tables[name].extend({**short, **r} for r in rec[field_name])
+    short_cls = ["run_id", "trace", "policy", "variant"]
     columns = {
         "weeks": ["run_id", *labels, "week", "jobs", "avg_wait", "max_wait", "avg_bsld", "total_wait"],
         "periods": ["run_id", "resample", "strategy", "week", "start", "jobs", "sum_wait", "max_wait"],
         "choices": ["run_id", "resample", "strategy", "period", "start", "policy"],
+        "classes": [*short_cls, "class", "jobs", "avg_bsld", "avg_wait", "max_wait", "killed_jobs", "wasted_work"],
+        "months": [*short_cls, "month", "start_day", "jobs", "avg_bsld", "avg_wait", "max_wait"],
+        "curves": [*short_cls, "point", "day", "cumulative_bsld"],
+        "classification": [*short_cls, *_CLASSIFICATION_QUALITY_COLUMNS],
     }
     written = {}
     for name, rows in tables.items():
         df = pd.DataFrame(rows, columns=columns.get(name)) if rows or name in columns else pd.DataFrame(
             columns=["run_id", *labels])
+        if name == "classification" and len(df):
+            df["week"] = df["week"].astype("Int64")  # the overall row has no week
+            df["train_size"] = df["train_size"].astype("Int64")
         path = out / f"{name}.csv"
         atomic_write_text(path, df.to_csv(index=False))
         written[name] = path
@@ -1105,7 +1438,8 @@ def cmd_campaign(args: argparse.Namespace) -> int:
 def add_campaign_parser(subparsers) -> argparse.ArgumentParser:
     """Register ``campaign CONFIG --out DIR [--dask ADDR] [--workers N] [--report-only]``."""
     p = subparsers.add_parser(
-        "campaign", help="run a campaign of simulations from a TOML config (offline tuning, online selection)",
+        "campaign", help="run a campaign of simulations from a TOML config (offline tuning, online selection, "
+                         "small/large classification)",
         description="Run every simulation of a campaign config, in parallel, storing each run as it finishes; "
                     "an interrupted campaign resumes where it stopped. Shipped configs: "
                     f"{CONFIG_DIR}. Relative trace paths in configs are relative to the repository root.")

@@ -1,0 +1,299 @@
+"""Classification campaigns (issue 5): config validation, the tiny campaign end to end, determinism,
+kills per variant, per-class AVGbsld over the same job sets, agreement with a direct simulation."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from bftune.experiments import campaign as cp
+
+CONFIGS = cp.CONFIG_DIR
+TINY = CONFIGS / "tiny_synthetic_classification.toml"
+TABLES = ["runs.csv", "classes.csv", "months.csv", "curves.csv", "classification.csv",
+          "summary_classification.csv"]
+SHARED = Path(__file__).resolve().parents[2] / "shared" / "workloads"
+VARIANTS = ["base", "rf", "rf-no-safeguard", "class-clairvoyant", "runtime-clairvoyant"]
+
+
+def read(out: Path, name: str) -> pd.DataFrame:
+    return pd.read_csv(out / name, keep_default_na=False, na_values=[""])
+
+
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory):
+    """The tiny classification campaign, run once on 2 local processes."""
+    out = tmp_path_factory.mktemp("classification")
+    campaign = cp.load_config(TINY)
+    outcome = cp.run_campaign(campaign, out, workers=2, progress=False)
+    return campaign, outcome, out
+
+
+# --- config ------------------------------------------------------------------------------------
+
+HEAD = "[campaign]\nkind = 'classification'\n"
+OK_TRACE = "[classification]\ntraces = ['synthetic:100:8']\n"
+BAD_CONFIGS = [
+    (HEAD, "[classification] traces: required key is missing"),
+    (HEAD + "[classification]\ntraces = []\n", "[classification] traces"),
+    (HEAD + "[classification]\ntraces = ['nowhere/none.swf']\n", "[classification] traces: 'nowhere/none.swf'"),
+    (HEAD + "[classification]\ntraces = ['synthetic:ten:8']\n", "[classification] traces"),
+    (HEAD + "[classification]\ntraces = ['synthetic:100:8', 'synthetic:100:8']\n", "[classification] traces"),
+    (HEAD + OK_TRACE + "trace = 'x'\n", "[classification] trace: unknown key"),
+    (HEAD + OK_TRACE + "policies = ['FCFS', 'NOPE']\n", "[classification] policies: unknown policy 'NOPE'"),
+    (HEAD + OK_TRACE + "policies = ['SPF', 'spf']\n", "[classification] policies"),
+    (HEAD + OK_TRACE + "variants = ['rf', 'oracle']\n", "[classification] variants: 'oracle' is not one of"),
+    (HEAD + OK_TRACE + "variants = 'rf'\n", "[classification] variants"),
+    (HEAD + OK_TRACE + "features = 'hourly'\n", "[classification] features"),
+    (HEAD + OK_TRACE + "threshold = 'soon'\n", "[classification] threshold"),
+    (HEAD + OK_TRACE + "reservation = 'maybe'\n", "[classification] reservation"),
+    (HEAD + "tau = -5\n" + OK_TRACE, "[campaign] tau"),
+    (HEAD + "[workload]\ntrace = 'synthetic:100:8'\n" + OK_TRACE, "[workload] trace: not with kind"),
+    (HEAD + "[workload]\nprocs = 8\n" + OK_TRACE, "[workload] procs"),
+    (HEAD + "[workload]\nlenient = 'yes'\n" + OK_TRACE, "[workload] lenient"),
+    (HEAD + OK_TRACE + "[online]\nresamples = 3\n", "[top level] online"),
+    ("[campaign]\nkind = 'online'\n[workload]\ntrace = 'synthetic:10:4'\n" + OK_TRACE, "[top level] classification"),
+]
+
+
+@pytest.mark.parametrize("text,expected", BAD_CONFIGS, ids=[e for _, e in BAD_CONFIGS])
+def test_config_errors_name_file_and_key(tmp_path, text, expected):
+    path = tmp_path / "bad.toml"
+    path.write_text(text)
+    with pytest.raises(cp.CampaignError) as info:
+        cp.load_config(path)
+    assert str(path) in str(info.value)
+    assert expected in str(info.value)
+
+
+def test_two_traces_with_the_same_table_name_are_refused(tmp_path):
+    for d in ("a", "b"):
+        (tmp_path / d).mkdir()
+        (tmp_path / d / "w.swf").write_text("; MaxProcs: 4\n1 0 0 10 1 -1 -1 1 20 -1 1 1 1 1 1 1 -1 -1\n")
+    path = tmp_path / "c.toml"
+    path.write_text(HEAD + f"[classification]\ntraces = ['{tmp_path}/a/w.swf', '{tmp_path}/b/w.swf']\n")
+    with pytest.raises(cp.CampaignError, match=r"\[classification\] traces: .* same name 'w'"):
+        cp.load_config(path)
+
+
+def test_defaults_and_expansion(tmp_path):
+    path = tmp_path / "c.toml"
+    path.write_text(HEAD + OK_TRACE)
+    c = cp.load_config(path)
+    assert c.kind == "classification" and c.tau == 60.0  # the classifier study's tau
+    assert c.settings["policies"] == ["FCFS", "WFP3", "SPF", "SAF"]
+    assert c.settings["variants"] == VARIANTS
+    assert len(c.specs) == 4 * 5
+    assert [(s.labels["policy"], s.labels["variant"]) for s in c.specs[:6]] == \
+        [("FCFS", v) for v in VARIANTS] + [("WFP3", "base")]
+    by = {(s.labels["policy"], s.labels["variant"]): s.options for s in c.specs}
+    assert by[("SPF", "base")] == {"policy": "SPF", "threshold": "inf", "reservation": "count"}
+    assert by[("SPF", "rf")]["classifier"] == "rf" and by[("SPF", "rf")]["safeguard"] is True
+    assert by[("SPF", "rf-no-safeguard")]["classifier"] == "rf"
+    assert by[("SPF", "rf-no-safeguard")]["safeguard"] is False
+    assert by[("SAF", "class-clairvoyant")]["classifier"] == "class-clairvoyant"
+    assert by[("SAF", "runtime-clairvoyant")]["classifier"] == "runtime-clairvoyant"
+    assert all(s.options.get("seed", 0) == 0 and s.weeks == 0 and s.split is None for s in c.specs)
+    assert len({s.run_id for s in c.specs}) == len(c.specs)
+    assert sum(s.labels["baseline"] for s in c.specs) == 4
+
+
+@pytest.mark.skipif(not (SHARED / "KTH-SP2-1996-2.1-cln.swf.gz").exists(),
+                    reason="the ../shared workload archive is missing")
+def test_shipped_paper_scale_config():
+    c = cp.load_config(CONFIGS / "classification.toml")
+    assert c.kind == "classification" and c.tau == 60.0
+    assert c.settings["traces"] == ["KTH-SP2-1996-2.1-cln", "CTC-SP2-1996-3.1-cln", "SDSC-SP2-1998-4.2-cln",
+                                    "HPC2N-2002-2.2-cln"]
+    assert len(c.specs) == 4 * 4 * 5
+
+
+# --- reference classes ---------------------------------------------------------------------------
+
+
+class J:
+    def __init__(self, submit, runtime, walltime=None):
+        self.submit, self.runtime, self.walltime = submit, runtime, walltime or runtime * 2
+
+
+def test_reference_classes_follow_the_divider_rule():
+    day = 86400.0
+    jobs = [
+        J(0, 100),  # nothing ended yet: unlabelled
+        J(10, 300),  # nothing ended yet (job 0 ends at 100)
+        J(100, 50),  # job 0 ended at exactly 100: window (100 - 7d, 100] holds it; divider 100 -> small
+        J(400, 200),  # ends: 100 (p 100), 150 (p 50), 310 (p 300): median 100 -> large
+        J(400, 99.5),  # small
+        J(610, 150),  # ends <= 610: p 100, 50, 300, 99.5 (at 499.5), 200 (at 600): median 100 -> large
+        J(2 * 7 * day, 10),  # every earlier job ended more than 7 days ago: unlabelled
+        J(3 * 7 * day, 10, walltime=5),  # job 6 ended 7 d - 10 s ago: divider 10; p capped by the walltime: 5 < 10
+    ]
+    assert cp.reference_classes(jobs) == [None, None, "small", "large", "small", "large", None, "small"]
+    # even count: the mean of the two middle runtimes
+    even = [J(0, 10), J(0, 30), J(100, 19.9), J(100, 20)]
+    assert cp.reference_classes(even) == [None, None, "small", "large"]
+
+
+def test_curve_sampling_is_the_step_function():
+    pts = cp._curve([10.0, 20.0, 40.0], [1.0, 3.0, 6.0], origin=0.0, points=5)
+    assert [p["day"] * 86400 for p in pts] == [0.0, 10.0, 20.0, 30.0, 40.0]
+    assert [p["cumulative_bsld"] for p in pts] == [0.0, 1.0, 3.0, 3.0, 6.0]
+
+
+# --- end to end ------------------------------------------------------------------------------------
+
+
+def test_tiny_campaign_end_to_end(tiny):
+    campaign, outcome, out = tiny
+    assert outcome.failures == [] and outcome.done == len(campaign.specs) == 2 * 5
+    for name in TABLES + ["report.md", "campaign.json"]:
+        assert (out / name).is_file(), name
+    runs = read(out, "runs.csv")
+    assert list(runs["run_id"]) == [s.run_id for s in campaign.specs]
+    assert list(runs["variant"]) == VARIANTS * 2 and set(runs["policy"]) == {"FCFS", "SAF"}
+    assert (runs["jobs"] == 4500).all()
+    # every table holds every run
+    for name in ("classes.csv", "months.csv", "curves.csv"):
+        assert set(read(out, name)["run_id"]) == set(runs["run_id"]), name
+    curves = read(out, "curves.csv")
+    assert (curves.groupby("run_id").size() == cp.CURVE_POINTS).all()
+    for run_id, g in curves.groupby("run_id"):
+        row = runs.set_index("run_id").loc[run_id]
+        assert g["cumulative_bsld"].is_monotonic_increasing and g["cumulative_bsld"].iloc[0] == 0.0
+        assert g["cumulative_bsld"].iloc[-1] == pytest.approx(row["sum_bsld"], rel=1e-9)
+        assert row["sum_bsld"] == pytest.approx(row["avg_bsld"] * row["jobs"], rel=1e-9)
+    months = read(out, "months.csv")
+    assert set(months["month"]) == {0, 1}  # about 37 days of submissions
+    for run_id, g in months.groupby("run_id"):
+        row = runs.set_index("run_id").loc[run_id]
+        assert g["jobs"].sum() == row["jobs"]
+        assert (g["avg_bsld"] * g["jobs"]).sum() / g["jobs"].sum() == pytest.approx(row["avg_bsld"], rel=1e-9)
+    quality = read(out, "classification.csv")
+    assert set(quality["variant"]) == {"rf", "rf-no-safeguard"}
+    overall = quality[quality["scope"] == "overall"]
+    assert len(overall) == 4 and overall["accuracy"].between(0.5, 1).all()
+    weeks = quality[quality["scope"] == "week"]
+    for run_id, g in weeks.groupby("run_id"):
+        o = overall.set_index("run_id").loc[run_id]
+        assert g["n"].sum() == o["n"] and g["tp"].sum() == o["tp"] and g["fn"].sum() == o["fn"]
+    assert weeks[weeks["week"] == 0]["model"].eq("none").all()  # the first week: no model yet
+    summary = read(out, "summary_classification.csv")
+    assert (summary[summary["variant"] == "base"]["rel_improvement"] == 0.0).all()
+    r = summary.set_index(["policy", "variant"])
+    expect = (r.loc[("FCFS", "base"), "avg_bsld"] - r.loc[("FCFS", "rf"), "avg_bsld"]) / r.loc[("FCFS", "base"),
+                                                                                              "avg_bsld"]
+    assert r.loc[("FCFS", "rf"), "rel_improvement"] == pytest.approx(expect)
+    report = (out / "report.md").read_text()
+    for section in ("## Final AVGbsld and relative improvement over base", "## Cumulative bounded slowdown over time",
+                    "## AVGbsld per class", "## Killed jobs and wasted processor-time", "## Monthly AVGbsld",
+                    "## Classification quality", "10 of 10 stored"):
+        assert section in report, section
+    plots = ["cumbsld_synthetic_4500_64_1_FCFS.png", "cumbsld_synthetic_4500_64_1_SAF.png",
+             "monthly_synthetic_4500_64_1.png", "weekly_accuracy_synthetic_4500_64_1.png"]
+    for plot in plots:
+        assert f"plots/{plot}" in report
+        assert (out / "plots" / plot).stat().st_size > 1000
+
+
+def test_kills_per_variant(tiny):
+    _, _, out = tiny
+    runs = read(out, "runs.csv")
+    for variant in ("base", "rf-no-safeguard", "runtime-clairvoyant"):
+        v = runs[runs["variant"] == variant]
+        assert (v["killed_runs"] == 0).all() and (v["killed_jobs"] == 0).all(), variant
+        assert (v["wasted_work"] == 0).all() and (v["safeguard_kills"] == 0).all(), variant
+    rf = runs[runs["variant"] == "rf"]
+    assert (rf["killed_runs"] > 0).all() and (rf["killed_jobs"] > 0).all()
+    assert (rf["wasted_work"] > 0).all() and (rf["wasted_share"] > 0).all()
+    assert (rf["safeguard_kills"] == rf["killed_runs"]).all()
+    classes = read(out, "classes.csv")
+    killed = classes[(classes["variant"] == "rf") & (classes["class"] == "all")]
+    assert list(killed["killed_jobs"]) == list(rf["killed_jobs"])
+    assert killed["wasted_work"].to_numpy() == pytest.approx(rf["wasted_work"].to_numpy())
+
+
+def test_per_class_avgbsld_uses_the_same_job_sets(tiny):
+    """Every variant is split into the same reference classes; the stored per-class AVGbsld is that of
+    a direct simulation's jobs grouped by the trace's reference classes."""
+    from bftune.experiments.local_run import run_local
+    from bftune.experiments.metrics import bounded_slowdown, job_table
+    from bftune.experiments.outjobs import runs_frame
+    from bftune.schedulers.config import SchedulerConfig
+    from bftune.workloads.synthetic import generate
+
+    campaign, _, out = tiny
+    classes = read(out, "classes.csv")
+    counts = classes.pivot_table(index="run_id", columns="class", values="jobs")
+    assert (counts.nunique() == 1).all()  # the same class sizes in every run
+    trace = generate(4500, 64, 1)
+    ref = cp.reference_classes(trace.jobs)
+    assert counts.iloc[0]["small"] == ref.count("small") and counts.iloc[0]["large"] == ref.count("large")
+    assert counts.iloc[0]["unlabelled"] == ref.count(None)
+    assert ref.count("small") > 1000 and ref.count("large") > 1000
+    cls_of = {j.id: c or "unlabelled" for j, c in zip(trace.jobs, ref)}
+    stored_runs = read(out, "runs.csv").set_index("run_id")
+    seen = {}
+    for spec in campaign.specs:
+        if spec.labels["policy"] != "FCFS" or spec.labels["variant"] not in ("base", "rf"):
+            continue
+        summary, result = run_local(trace, SchedulerConfig.from_options(spec.options), tau=60.0)
+        row = stored_runs.loc[spec.run_id]
+        assert row["avg_bsld"] == pytest.approx(summary["avg_bsld"], rel=1e-12)
+        assert row["killed_runs"] == summary["killed_runs"]
+        assert row["wasted_work"] == pytest.approx(summary["wasted_work"])
+        jobs = job_table(runs_frame(result.runs))
+        jobs["bsld"] = bounded_slowdown(jobs, 60.0)
+        jobs["class"] = [cls_of[int(j)] for j in jobs["job"]]
+        seen[spec.labels["variant"]] = {c: set(g["job"]) for c, g in jobs.groupby("class")}
+        stored = classes[classes["run_id"] == spec.run_id].set_index("class")
+        for c, g in jobs.groupby("class"):
+            assert stored.loc[c, "jobs"] == len(g)
+            assert stored.loc[c, "avg_bsld"] == pytest.approx(g["bsld"].mean(), rel=1e-12)
+        if spec.labels["variant"] == "rf":
+            quality = read(out, "classification.csv")
+            o = quality[(quality["run_id"] == spec.run_id) & (quality["scope"] == "overall")].iloc[0]
+            assert o["accuracy"] == pytest.approx(summary["classification"]["overall"]["accuracy"], rel=1e-12)
+            assert o["tp"] == summary["classification"]["overall"]["tp"]
+    assert seen["base"] == seen["rf"]
+
+
+def test_same_config_and_seed_give_identical_tables(tiny, tmp_path):
+    """A second run (inline this time, the first ran on 2 processes) writes byte-identical tables."""
+    campaign, _, first = tiny
+    outcome = cp.run_campaign(cp.load_config(TINY), tmp_path, workers=1, progress=False)
+    assert outcome.done == len(campaign.specs)
+    for name in TABLES:
+        assert (tmp_path / name).read_bytes() == (first / name).read_bytes(), name
+
+
+def test_report_only_rebuilds_from_the_tables(tiny, tmp_path):
+    import shutil
+
+    from bftune.experiments.cli import main
+
+    _, _, first = tiny
+    out = tmp_path / "copy"
+    shutil.copytree(first, out)
+    (out / "report.md").unlink()
+    (out / "summary_classification.csv").unlink()
+    shutil.rmtree(out / "plots")
+    assert main(["campaign", "--report-only", str(out)]) == 0
+    assert (out / "report.md").read_text() == (first / "report.md").read_text()
+    assert (out / "summary_classification.csv").read_bytes() == (first / "summary_classification.csv").read_bytes()
+    assert (out / "plots" / "monthly_synthetic_4500_64_1.png").is_file()
+
+
+def test_partial_campaign_reports_what_is_stored(tiny, tmp_path):
+    """Runs missing (among them every base run): the report says so and has no improvement for the others."""
+    campaign, _, _ = tiny
+    specs = [s for s in campaign.specs if s.labels["policy"] == "SAF" and s.labels["variant"] in
+             ("rf", "runtime-clairvoyant")]
+    outcome = cp.run_campaign(campaign, tmp_path, workers=1, specs=specs, progress=False)
+    assert outcome.done == 2
+    report = (tmp_path / "report.md").read_text()
+    assert "2 of 10 stored" in report and "no stored `base` run" in report and "Incomplete campaign" in report
+    summary = read(tmp_path, "summary_classification.csv")
+    assert summary["rel_improvement"].isna().all() and not math.isnan(summary["avg_bsld"].iloc[0])
