@@ -520,7 +520,7 @@ def trace_label(trace: str) -> str:
     if trace.startswith("synthetic:"):
         return trace
     name = Path(trace).name
-    for suffix in (".swf.gz", ".swf", ".json", ".gz"):
+    for suffix in (".swf.gz", ".swf"):
         if name.endswith(suffix) and len(name) > len(suffix):
             return name[: -len(suffix)]
     return name
