@@ -288,6 +288,7 @@ class RuntimeClassifier:
         max_depth: int | None = DEFAULT_MAX_DEPTH,
         min_samples_leaf: int = DEFAULT_MIN_SAMPLES_LEAF,
         max_samples: int | None = DEFAULT_MAX_SAMPLES,
+        train: bool = True,
     ) -> None:
         if features not in ("weekly", "live"):
             raise ValueError(f"features must be 'weekly' or 'live', not {features!r}")
@@ -300,6 +301,7 @@ class RuntimeClassifier:
         self.features = features
         self.live = features == "live"
         self.seed = seed
+        self.train = train
         self.n_estimators = n_estimators
         self.week = float(week)
         self.divider_window = float(divider_window)
@@ -480,7 +482,10 @@ class RuntimeClassifier:
         n = len(self._train_rows)
         n_small = sum(self._train_y)
         info = {"week": k, "train_size": n, "train_small": n_small, "retrain_seconds": 0.0, "importances": None}
-        if n == 0:
+        if not self.train:
+            self._model = None
+            info.update(kind="none", reason="training disabled (a clairvoyant baseline only needs the divider)")
+        elif n == 0:
             self._model = None
             info.update(kind="none", reason="no labelled finished job yet: every job large")
             self._warn_week(k, f"week {k}: no labelled finished job to train on: every job classified large")

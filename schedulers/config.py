@@ -216,7 +216,9 @@ class SchedulerConfig:
             from bftune.learning.classifier import RuntimeClassifier
             from bftune.schedulers.classified import SmallFirst
 
-            clf = RuntimeClassifier(self.unix_start_time, self.timezone, features=self.features, seed=self.seed)
+            # Only the learned variant needs a forest; the baselines need the divider alone.
+            clf = RuntimeClassifier(self.unix_start_time, self.timezone, features=self.features, seed=self.seed,
+                                    train=self.classifier == "rf")
             hooks.append(SmallFirst(self.classifier, clf, self.safeguard))
         return hooks
 

@@ -174,3 +174,14 @@ def test_clairvoyant_baselines_need_a_driver_with_true_runtimes():
     core = core_with(Scripted(100.0, set()), 4, mode="class-clairvoyant")
     with pytest.raises(OracleMissingError):
         core.submit(Job("0000001", 1, 0.0, 1, 10.0), 0.0)
+
+
+def test_baselines_train_no_forest_but_rf_does():
+    trace = generate(1500, 64, seed=5)
+    kinds = {}
+    for mode in ("rf", "class-clairvoyant"):
+        cfg = SchedulerConfig.from_options({"policy": "FCFS", "classifier": mode, "seed": 2})
+        summary, _ = run_local(trace, cfg)
+        kinds[mode] = {w["model"]["kind"] for w in summary["classification"]["weeks"] if w.get("model")}
+    assert "forest" in kinds["rf"]
+    assert kinds["class-clairvoyant"] <= {"none"}
