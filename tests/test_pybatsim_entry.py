@@ -243,7 +243,9 @@ def test_import_resolution_in_the_bftune_cli_process():
     script = VENV_BIN / "bftune"
     if not script.exists():
         pytest.skip("the bftune console script is not installed")
-    code = REPORT + (f"import atexit, runpy\natexit.register(report)\nsys.argv = ['bftune', 'policies']\n"
+    # The CLI ends self-contained commands with os._exit (no atexit): report from there too.
+    code = REPORT + (f"import atexit, os, runpy\natexit.register(report)\n_exit = os._exit\n"
+                     f"os._exit = lambda c: (report(), _exit(c))\nsys.argv = ['bftune', 'policies']\n"
                      f"runpy.run_path({str(script)!r}, run_name='__main__')\n")
     proc = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr
