@@ -57,6 +57,8 @@ def _scheduler_options() -> argparse.ArgumentParser:
     g.add_argument("--kill-after", metavar="DURATION",
                    help="test option: kill every job once when it has run this long, and requeue it")
     g.add_argument("--tau", default="10", help="bounded-slowdown constant tau in seconds (default 10)")
+    g.add_argument("--fairness", action="store_true",
+                   help="also measure unfair delay and reservation violations (slower)")
     g = p.add_argument_group("online policy selection (SPEC section 4)")
     g.add_argument("--selector", choices=["fixed", "random", "full", "noisy", "bandit"],
                    help="switch the policy of both queues at every period boundary")
@@ -89,6 +91,8 @@ def config_from_args(args: argparse.Namespace) -> SchedulerConfig:
         options["backfill"] = False
     if args.kill_after:
         options["kill_after"] = args.kill_after
+    if args.fairness:
+        options["fairness"] = True
     if args.selector:
         options.update(selector=args.selector, period=args.period, epsilon=args.epsilon, decay=args.decay,
                        noise=args.noise, seed=args.seed)

@@ -44,6 +44,7 @@ class SchedulerConfig:
     classifier: str | None = None  # rf | class-clairvoyant | runtime-clairvoyant
     safeguard: bool = True
     features: str = "weekly"  # weekly (the study's) | live
+    fairness: bool = False  # also measure unfair delay and reservation violations (SPEC 3)
     unix_start_time: int | None = None  # the trace's calendar, for calendar features
     timezone: str | None = None
     extra: dict = field(default_factory=dict)  # options consumed by extensions
@@ -141,7 +142,7 @@ class SchedulerConfig:
                 except DurationError as exc:
                     raise ConfigError(str(exc)) from None
                 opts[key] = value
-        for key in ("backfill", "safeguard"):
+        for key in ("backfill", "safeguard", "fairness"):
             if key in opts and not isinstance(opts[key], bool):
                 raise ConfigError(f"{key}: expected true or false, got {opts[key]!r}")
         for key in ("policy", "backfill_policy", "reservation", "selector", "classifier", "features", "timezone"):
@@ -212,6 +213,10 @@ class SchedulerConfig:
             selector = make_selector(self.selector, self.candidates, self.policy.upper(), self.decay, self.epsilon,
                                      self.noise)
             hooks.append(PolicySelection(selector, self.period, self.threshold, self.reservation, self.seed))
+        if self.fairness:
+            from bftune.schedulers.fairness import FairnessMonitor
+
+            hooks.append(FairnessMonitor())
         if self.classifier is not None:
             from bftune.learning.classifier import RuntimeClassifier
             from bftune.schedulers.classified import SmallFirst
