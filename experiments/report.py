@@ -113,6 +113,7 @@ def _save(fig, path: Path) -> None:
     fig.savefig(tmp, dpi=110, bbox_inches="tight", metadata={"Software": None})
     os.replace(tmp, path)
     fig.clf()
+    _pyplot().close(fig)
 
 
 # --- offline ------------------------------------------------------------------------------
@@ -211,7 +212,6 @@ def _plot_offline_scatter(summary: pd.DataFrame, best: pd.DataFrame, path: Path)
         ax.set_title(f"{split} half: {s['weeks'].max()} resampled weeks")
         ax.legend(fontsize=7, loc="best")
     _save(fig, path)
-    plt.close(fig)
 
 
 def _plot_offline_heatmaps(summary: pd.DataFrame, path: Path) -> None:
@@ -247,7 +247,6 @@ def _plot_offline_heatmaps(summary: pd.DataFrame, path: Path) -> None:
     if im is not None:
         fig.colorbar(im, ax=axes, shrink=0.6, label="mean AvgWait / AvgWait(EASY-FCFS-FCFS)")
     _save(fig, path)
-    plt.close(fig)
 
 
 def _offline_report(out: Path, meta: dict, lines: list[str]) -> None:
@@ -337,7 +336,6 @@ def _plot_online_bars(summary: pd.DataFrame, path: Path) -> None:
     ax.set_xlabel("change of total waiting time vs the baseline, summed over resamples (%)")
     ax.set_title("Online selection: relative total wait per strategy (lower is better)")
     _save(fig, path)
-    plt.close(fig)
 
 
 def _plot_online_shares(choices: pd.DataFrame, runs: pd.DataFrame, candidates: list[str], path: Path) -> bool:
@@ -372,7 +370,6 @@ def _plot_online_shares(choices: pd.DataFrame, runs: pd.DataFrame, candidates: l
     fig.legend(handles, policies, loc="outside lower center", ncol=min(len(policies), 12), fontsize=7)
     fig.suptitle("Share of each policy chosen per period, over resamples")
     _save(fig, path)
-    plt.close(fig)
     return True
 
 
@@ -405,7 +402,6 @@ def _plot_online_cumulative(periods: pd.DataFrame, runs: pd.DataFrame, path: Pat
     ax.set_title("Cumulative waiting time over time")
     ax.legend(fontsize=7)
     _save(fig, path)
-    plt.close(fig)
 
 
 def _online_report(out: Path, meta: dict, lines: list[str]) -> None:
@@ -487,7 +483,6 @@ def _plot_cumulative_bsld(curves: pd.DataFrame, variants: list[str], title: str,
     ax.set_title(title)
     ax.legend(fontsize=8)
     _save(fig, path)
-    plt.close(fig)
 
 
 def _plot_monthly(months: pd.DataFrame, variants: list[str], policies: list[str], title: str, path: Path) -> None:
@@ -516,7 +511,6 @@ def _plot_monthly(months: pd.DataFrame, variants: list[str], policies: list[str]
     axes.flat[0].legend(fontsize=7)
     fig.suptitle(title)
     _save(fig, path)
-    plt.close(fig)
 
 
 def _plot_weekly_accuracy(quality: pd.DataFrame, title: str, path: Path) -> bool:
@@ -534,7 +528,6 @@ def _plot_weekly_accuracy(quality: pd.DataFrame, title: str, path: Path) -> bool
     ax.set_title(title)
     ax.legend(fontsize=7, ncol=2)
     _save(fig, path)
-    plt.close(fig)
     return True
 
 

@@ -78,7 +78,7 @@ from typing import Callable
 from bftune.schedulers import machines as ms
 from bftune.schedulers.config import SchedulerConfig
 from bftune.schedulers.core import Core
-from bftune.schedulers.jobs import EndState, Job
+from bftune.schedulers.jobs import EndState, Job, delay_outcome
 from bftune.schedulers.protocol import (
     CallMeLater, Event, ExecuteJob, JobCompleted, JobKilled, JobSubmitted, KillJob, Notify, ProtocolError,
     RegisterJob, RejectJob, RequestedCall, ResourceStateChanged, SetJobMetadata, SimulationBegins, SimulationEnds,
@@ -529,7 +529,7 @@ class BatsimDriver:
             out.append(ExecuteJob(now, job_id=job_id, alloc=ms.to_string(job.alloc)))
             entry = self._jobs[job_id]
             if entry.runtime is not None:
-                end = now + min(entry.runtime, job.walltime)
+                end = now + delay_outcome(entry.runtime, job.walltime)[0]
                 entry.end_at = end
                 self._ends_at[end] = self._ends_at.get(end, 0) + 1
         self.stats.started += len(decisions.starts)

@@ -54,9 +54,9 @@ class SchedulerConfig:
 
     def validate(self) -> None:
         try:
-            get_policy(self.policy)
+            self.policy = get_policy(self.policy).name  # the registry's spelling: "lcfs" -> "LCFS"
             if self.backfill_policy is not None:
-                get_policy(self.backfill_policy)
+                self.backfill_policy = get_policy(self.backfill_policy).name
         except UnknownPolicyError as exc:
             raise ConfigError(f"policy: {exc}") from None
         if self.reservation not in RESERVATION_MODELS:
@@ -76,11 +76,10 @@ class SchedulerConfig:
                 raise ConfigError(f"period: expected a positive finite duration, got {self.period!r}")
             if not isinstance(self.candidates, list) or not self.candidates:
                 raise ConfigError("candidates: expected a non-empty list of policy names")
-            for name in self.candidates:
-                try:
-                    get_policy(name)
-                except UnknownPolicyError as exc:
-                    raise ConfigError(f"candidates: {exc}") from None
+            try:
+                self.candidates = [get_policy(name).name for name in self.candidates]
+            except UnknownPolicyError as exc:
+                raise ConfigError(f"candidates: {exc}") from None
             if len(set(c.upper() for c in self.candidates)) != len(self.candidates):
                 raise ConfigError("candidates: a policy is listed twice")
             if not (0 < self.decay <= 1):
@@ -210,7 +209,7 @@ class SchedulerConfig:
             from bftune.learning.selectors import make_selector
             from bftune.schedulers.selection import PolicySelection
 
-            selector = make_selector(self.selector, self.candidates, self.policy.upper(), self.decay, self.epsilon,
+            selector = make_selector(self.selector, self.candidates, self.policy, self.decay, self.epsilon,
                                      self.noise)
             hooks.append(PolicySelection(selector, self.period, self.threshold, self.reservation, self.seed))
         if self.fairness:

@@ -25,6 +25,18 @@ class EndState(str, Enum):
     COMPLETED_KILLED = "COMPLETED_KILLED"
 
 
+def delay_outcome(delay: float, walltime: float) -> tuple[float, EndState]:
+    """How long a delay job of ``delay`` seconds runs under ``walltime``, and how it ends.
+
+    Batsim's rule (SPEC section 8): it runs min(delay, walltime); a job whose
+    delay reaches its walltime (equality included) is killed at the walltime
+    and ends as COMPLETED_WALLTIME_REACHED.  Both drivers plan ends with it.
+    """
+    if delay < walltime:
+        return delay, EndState.COMPLETED_SUCCESSFULLY
+    return walltime, EndState.COMPLETED_WALLTIME_REACHED
+
+
 class Job:
     """One run of a job, as the scheduler knows it.
 

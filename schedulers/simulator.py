@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterable
 
 from bftune.schedulers.core import Core
-from bftune.schedulers.jobs import EndState, Job
+from bftune.schedulers.jobs import EndState, Job, delay_outcome
 from bftune.schedulers.machines import Interval
 from bftune.workloads.allocation import paused_gc
 from bftune.workloads.batsim_json import MIN_ID_WIDTH
@@ -117,7 +117,7 @@ class Simulator:
             run = runs[job.id]
             run.start = now
             run.alloc = job.alloc
-            duration = run.runtime if run.runtime < run.walltime else run.walltime
+            duration = delay_outcome(run.runtime, run.walltime)[0]
             self._tie += 1
             heapq.heappush(self._ends, (now + duration, self._tie, job.id))
         for t in decisions.wakeups:
@@ -164,8 +164,7 @@ class Simulator:
                     continue
                 happened = True
                 run = runs[run_id]
-                state = (EndState.COMPLETED_SUCCESSFULLY if run.runtime < run.walltime
-                         else EndState.COMPLETED_WALLTIME_REACHED)
+                state = delay_outcome(run.runtime, run.walltime)[1]
                 self._end(run_id, t, state)
             while i < n and arrivals[i][0] == t:
                 _, job, runtime = arrivals[i]

@@ -33,6 +33,12 @@ def load_by_path(name: str, path: Path):
     return module
 
 
+# Registered at conftest import, before any test module is collected, so test
+# modules simply `import bftune_tests_easy_support` / `bftune_tests_reference_easy`.
+load_by_path("bftune_tests_reference_easy", TESTS_DIR / "reference_easy.py")
+load_by_path("bftune_tests_easy_support", TESTS_DIR / "easy_support.py")
+
+
 @pytest.fixture(scope="session")
 def reference():
     return load_by_path("bftune_tests_reference_easy", TESTS_DIR / "reference_easy.py")
@@ -41,3 +47,16 @@ def reference():
 @pytest.fixture(scope="session")
 def support():
     return load_by_path("bftune_tests_easy_support", TESTS_DIR / "easy_support.py")
+
+
+@pytest.fixture(scope="session")
+def run_campaign_once(tmp_path_factory):
+    """Run a shipped campaign config once, on 2 local processes: (campaign, outcome, out dir)."""
+    from bftune.experiments import campaign as cp
+
+    def run(config, name: str):
+        out = tmp_path_factory.mktemp(name)
+        campaign = cp.load_config(config)
+        return campaign, cp.run_campaign(campaign, out, workers=2, progress=False), out
+
+    return run

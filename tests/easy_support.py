@@ -3,26 +3,12 @@
 from __future__ import annotations
 
 import gzip
-import importlib.util
-import sys
 from pathlib import Path
 
 TESTS_DIR = Path(__file__).resolve().parent
 # ../shared relative to the repository root (tests/ -> repo root -> its parent).
 SHARED_DIR = Path(__file__).resolve().parents[2] / "shared"
 SHARED_WORKLOADS = SHARED_DIR / "workloads"
-
-
-def load_reference():
-    """The reference EASY module (tests/reference_easy.py), loaded by path once."""
-    name = "bftune_tests_reference_easy"
-    if name in sys.modules:
-        return sys.modules[name]
-    spec = importlib.util.spec_from_file_location(name, TESTS_DIR / "reference_easy.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
 
 
 # --- running our simulator ------------------------------------------------------

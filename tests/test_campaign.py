@@ -26,20 +26,14 @@ def tables(out: Path, names: list[str]) -> dict[str, bytes]:
 
 
 @pytest.fixture(scope="module")
-def online_run(tmp_path_factory):
+def online_run(run_campaign_once):
     """The tiny online campaign, run once on 2 local processes."""
-    out = tmp_path_factory.mktemp("online")
-    campaign = cp.load_config(TINY_ONLINE)
-    outcome = cp.run_campaign(campaign, out, workers=2, progress=False)
-    return campaign, outcome, out
+    return run_campaign_once(TINY_ONLINE, "online")
 
 
 @pytest.fixture(scope="module")
-def offline_run(tmp_path_factory):
-    out = tmp_path_factory.mktemp("offline")
-    campaign = cp.load_config(TINY_OFFLINE)
-    outcome = cp.run_campaign(campaign, out, workers=2, progress=False)
-    return campaign, outcome, out
+def offline_run(run_campaign_once):
+    return run_campaign_once(TINY_OFFLINE, "offline")
 
 
 # --- config validation ---------------------------------------------------------------------

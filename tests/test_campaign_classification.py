@@ -24,12 +24,9 @@ def read(out: Path, name: str) -> pd.DataFrame:
 
 
 @pytest.fixture(scope="module")
-def tiny(tmp_path_factory):
+def tiny(run_campaign_once):
     """The tiny classification campaign, run once on 2 local processes."""
-    out = tmp_path_factory.mktemp("classification")
-    campaign = cp.load_config(TINY)
-    outcome = cp.run_campaign(campaign, out, workers=2, progress=False)
-    return campaign, outcome, out
+    return run_campaign_once(TINY, "classification")
 
 
 # --- config ------------------------------------------------------------------------------------

@@ -61,7 +61,7 @@ def test_policy_and_tau_options(small_swf, tmp_path):
     out = tmp_path / "r"
     assert main(["simulate", "--trace", str(small_swf), "--policy", "lcfs", "--tau", "60", "--out", str(out)]) == 0
     s = json.loads((out / "summary.json").read_text())
-    assert s["config"]["policy"] == "lcfs".upper() or s["config"]["policy"] == "lcfs"
+    assert s["config"]["policy"] == "LCFS" and s["config"]["algorithm"] == "EASY(LCFS)"
     assert s["tau"] == 60
 
 

@@ -10,25 +10,14 @@ Jobs are (id, r, q, p, p~) = (id, submit, procs, runtime, walltime).
 
 from __future__ import annotations
 
-import importlib.util
 import math
 import random
-import sys
-from pathlib import Path
 
 import pytest
 
 
-def _load(name, file):
-    if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(name, Path(__file__).resolve().parent / file)
-        sys.modules[name] = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(sys.modules[name])
-    return sys.modules[name]
-
-
-H = _load("bftune_tests_easy_support", "easy_support.py")
-REF = H.load_reference()
+import bftune_tests_easy_support as H  # noqa: E402 - registered by conftest.py
+import bftune_tests_reference_easy as REF  # noqa: E402
 
 SUCCESS = "COMPLETED_SUCCESSFULLY"
 WALLTIME = "COMPLETED_WALLTIME_REACHED"

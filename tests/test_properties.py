@@ -18,25 +18,14 @@ after every pass and checks, independently of the scheduler code:
 
 from __future__ import annotations
 
-import importlib.util
 import math
-import sys
-from pathlib import Path
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 
-def _load(name, file):
-    if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(name, Path(__file__).resolve().parent / file)
-        sys.modules[name] = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(sys.modules[name])
-    return sys.modules[name]
-
-
-H = _load("bftune_tests_easy_support", "easy_support.py")
-REF = H.load_reference()
+import bftune_tests_easy_support as H  # noqa: E402 - registered by conftest.py
+import bftune_tests_reference_easy as REF  # noqa: E402
 
 SUCCESS = "COMPLETED_SUCCESSFULLY"
 WALLTIME = "COMPLETED_WALLTIME_REACHED"
