@@ -17,7 +17,7 @@ from bftune.experiments.batsim_run import BatsimError, compare_backends, run_bat
 from bftune.experiments.compare import format_report
 from bftune.experiments.results import format_summary
 from bftune.schedulers.config import SchedulerConfig
-from bftune.schedulers.durations import parse_duration
+from bftune.schedulers.core.durations import parse_duration
 from bftune.workloads.model import Trace
 
 

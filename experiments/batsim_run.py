@@ -8,7 +8,7 @@
    zero-latency platform whose resource i is host i
    (``bftune.platforms.generator``);
 3. binds our scheduler to a free port on 127.0.0.1 and serves it in a
-   thread of this process (``bftune.schedulers.batsim_socket``), then starts
+   thread of this process (``bftune.schedulers.drivers.batsim.connection``), then starts
    ``batsim`` in its own process group with ``-e DIR/out`` (plus the dynamic
    job flags when the configuration kills and requeues jobs);
 4. watches both sides: if Batsim exits before the simulation ended, the
@@ -46,10 +46,10 @@ from bftune.experiments.compare import diff_out_jobs
 from bftune.experiments.local_run import run_local, workload_info
 from bftune.experiments.outjobs import read_out_jobs
 from bftune.experiments.results import build_summary, jsonable, write_summary
-from bftune.schedulers.batsim_driver import DYNAMIC_JOB_FLAGS, BatsimDriver, config_may_requeue
-from bftune.schedulers.batsim_socket import BatsimConnectionError, Connection, bind_rep, serve
+from bftune.schedulers.drivers.batsim.driver import DYNAMIC_JOB_FLAGS, BatsimDriver, config_may_requeue
+from bftune.schedulers.drivers.batsim.connection import BatsimConnectionError, Connection, bind_rep, serve
 from bftune.schedulers.config import SchedulerConfig
-from bftune.workloads.atomic import atomic_write_text
+from bftune.files import atomic_write_text
 from bftune.workloads.model import Trace
 
 EXPECTED_MAJOR = 4

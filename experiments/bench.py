@@ -31,7 +31,7 @@ def one_run(trace_path: str, options: dict) -> dict:
     """Run in this process; meant to be called in a fresh child process."""
     t0 = time.perf_counter()
     from bftune.schedulers.config import SchedulerConfig
-    from bftune.schedulers.simulator import simulate
+    from bftune.schedulers.drivers.local.simulator import simulate
     from bftune.workloads.swf import read_swf
 
     fallback = "runtime" if "lublin" in trace_path else None

@@ -195,7 +195,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator
 
-from bftune.workloads.atomic import atomic_write_text
+from bftune.files import atomic_write_text
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 CONFIG_DIR = Path(__file__).resolve().parent / "configs"
@@ -362,7 +362,7 @@ class _Table:
         return self._duration(key, self._get(key, default), allow_infinite)
 
     def _duration(self, key: str, v: Any, allow_infinite: bool) -> str:
-        from bftune.schedulers.durations import DurationError, format_duration, parse_duration
+        from bftune.schedulers.core.durations import DurationError, format_duration, parse_duration
 
         if isinstance(v, bool) or not isinstance(v, (str, int, float)):
             raise self.error(key, f"expected a duration such as \"40h\", got {v!r}")
@@ -402,7 +402,7 @@ class _Table:
         return out
 
     def policy(self, key: str, name: str) -> str:
-        from bftune.schedulers.policies import UnknownPolicyError, get_policy
+        from bftune.schedulers.core.policies import UnknownPolicyError, get_policy
 
         try:
             return get_policy(name).name
@@ -471,7 +471,7 @@ def campaign_from_dict(data: dict, source: str = "<config>", text: str = "") -> 
 
 
 def _positive_seconds(table: _Table, key: str, value: Any) -> float:
-    from bftune.schedulers.durations import DurationError, parse_duration
+    from bftune.schedulers.core.durations import DurationError, parse_duration
 
     try:
         seconds = parse_duration(value, key, allow_infinite=False)
@@ -547,7 +547,7 @@ _OFFLINE_KEYS = ("policies", "thresholds", "weeks", "splits", "reservation", "ba
 
 
 def _offline_specs(t: _Table, workload: dict, seed: int, tau: float) -> tuple[dict, list[RunSpec]]:
-    from bftune.schedulers.easy import RESERVATION_MODELS
+    from bftune.schedulers.core.easy import RESERVATION_MODELS
 
     policies = [t.policy("policies", p) for p in t.strings("policies", list(OFFLINE_POLICIES), upper=True)]
     thresholds = t.durations("thresholds", list(OFFLINE_THRESHOLDS), allow_infinite=True)
@@ -584,8 +584,8 @@ _ONLINE_KEYS = ("resamples", "weeks", "threshold", "fixed", "selectors", "period
 
 
 def _online_specs(t: _Table, workload: dict, seed: int, tau: float) -> tuple[dict, list[RunSpec]]:
-    from bftune.schedulers.easy import RESERVATION_MODELS
-    from bftune.schedulers.policies import SELECTION_DEFAULT
+    from bftune.schedulers.core.easy import RESERVATION_MODELS
+    from bftune.schedulers.core.policies import SELECTION_DEFAULT
 
     resamples = t.integer("resamples", 60, minimum=1)
     weeks = t.integer("weeks", 104, minimum=1)
@@ -659,7 +659,7 @@ def variant_options(variant: str, policy: str, *, features: str, seed: int, thre
 
 
 def _classification_specs(t: _Table, wl: dict, seed: int, tau: float) -> tuple[dict, list[RunSpec]]:
-    from bftune.schedulers.easy import RESERVATION_MODELS
+    from bftune.schedulers.core.easy import RESERVATION_MODELS
 
     traces = t.strings("traces")
     labels_seen: dict[str, str] = {}
@@ -779,7 +779,7 @@ def week_metrics(runs: list, tau: float) -> dict:
 
 def _run_offline(spec: RunSpec) -> dict:
     from bftune.schedulers.config import SchedulerConfig
-    from bftune.schedulers.simulator import simulate
+    from bftune.schedulers.drivers.local.simulator import simulate
 
     config = SchedulerConfig.from_options(spec.options)
     m, weeks = weekly_jobs(spec)
@@ -876,7 +876,7 @@ def reference_classes(jobs, window: float = WEEK) -> list[str | None]:
 @lru_cache(maxsize=2)
 def _reference_classes(source_key: tuple) -> dict[str, str | None]:
     """Reference class per job name (the name the simulator gives it), per trace, cached in the worker."""
-    from bftune.schedulers.simulator import name_width
+    from bftune.schedulers.drivers.local.simulator import name_width
     from bftune.workloads.batsim_json import batsim_job_id
 
     trace = _base_trace(*source_key)
@@ -912,9 +912,9 @@ def _run_classification(spec: RunSpec) -> dict:
 
     from bftune.experiments.metrics import bounded_slowdown, cumulative_bsld, job_table, per_period, summarize
     from bftune.experiments.outjobs import runs_frame
-    from bftune.schedulers.classified import SmallFirst
+    from bftune.schedulers.hooks.classified import SmallFirst
     from bftune.schedulers.config import SchedulerConfig
-    from bftune.schedulers.simulator import simulate
+    from bftune.schedulers.drivers.local.simulator import simulate
 
     config = SchedulerConfig.from_options(spec.options)
     trace = _base_trace(*_source_key(spec))

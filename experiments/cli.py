@@ -15,8 +15,8 @@ from typing import Callable
 
 from bftune import __version__
 from bftune.schedulers.config import ConfigError, SchedulerConfig
-from bftune.schedulers.durations import DurationError, parse_duration
-from bftune.schedulers.policies import REGISTRY, formula_of
+from bftune.schedulers.core.durations import DurationError, parse_duration
+from bftune.schedulers.core.policies import REGISTRY, formula_of
 from bftune.workloads.errors import WorkloadError
 from bftune.workloads.model import Trace
 

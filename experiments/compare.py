@@ -19,7 +19,7 @@ import math
 
 import pandas as pd
 
-from bftune.schedulers import machines as ms
+from bftune.schedulers.core import machines as ms
 
 KILLED = "COMPLETED_KILLED"
 TIME_FIELDS = ("starting_time", "finish_time")

@@ -9,7 +9,7 @@ from pathlib import Path
 from bftune.experiments.outjobs import runs_frame, write_out_jobs
 from bftune.experiments.results import build_summary, write_summary
 from bftune.schedulers.config import SchedulerConfig
-from bftune.schedulers.simulator import SimResult, simulate
+from bftune.schedulers.drivers.local.simulator import SimResult, simulate
 from bftune.workloads.model import Trace
 
 

@@ -14,9 +14,9 @@ from typing import Iterable
 import numpy as np
 import pandas as pd
 
-from bftune.schedulers import machines as ms
-from bftune.schedulers.simulator import Run
-from bftune.workloads.atomic import atomic_write_text
+from bftune.schedulers.core import machines as ms
+from bftune.schedulers.drivers.local.simulator import Run
+from bftune.files import atomic_write_text
 from bftune.workloads.batsim_json import profile_name
 
 COLUMNS = [

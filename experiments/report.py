@@ -44,7 +44,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from bftune.workloads.atomic import atomic_write_text
+from bftune.files import atomic_write_text
 
 DECILES = [f"d{i}" for i in range(1, 10)]
 HOUR = 3600.0

@@ -14,7 +14,7 @@ from pathlib import Path
 import pandas as pd
 
 from bftune.experiments.metrics import summarize
-from bftune.workloads.atomic import atomic_write_text
+from bftune.files import atomic_write_text
 
 
 def jsonable(value):

@@ -4,7 +4,7 @@ A selector is told, at each period boundary, what was observed during the
 period that just ended, and answers with the policy for the next one.  It
 knows nothing about schedulers or simulation: the observation (the waits each
 candidate policy would have had, or the real waits of the jobs that finished)
-is computed by ``bftune.schedulers.selection`` and handed in.
+is computed by ``bftune.schedulers.hooks.selection`` and handed in.
 
 All randomness comes from the numpy ``Generator`` passed in, drawn in a fixed
 order, so a seed reproduces every choice on both backends.

@@ -34,7 +34,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 from xml.sax.saxutils import quoteattr
 
-from bftune.workloads.atomic import atomic_write_text
+from bftune.files import atomic_write_text
 
 MASTER_HOST = "master_host0"
 HOST_PREFIX = "h"

@@ -17,8 +17,8 @@ What it does:
 - it plugs into pybatsim at the lowest level: when pybatsim hands it the
   ``Batsim`` object (``scheduler.bs = ...``, before the first message is
   read), it replaces that object's per-message routine with our own
-  exchange (``bftune.schedulers.batsim_socket.Connection`` on pybatsim's
-  socket, decisions by ``bftune.schedulers.batsim_driver.BatsimDriver``).
+  exchange (``bftune.schedulers.drivers.batsim.connection.Connection`` on pybatsim's
+  socket, decisions by ``bftune.schedulers.drivers.batsim.driver.BatsimDriver``).
   pybatsim's own event parsing and its clock (``consume_time``) are never
   used: every reply is stamped with the ``now`` of the message it answers;
 - pybatsim's default endpoint ``tcp://*:28000`` would listen on every
@@ -43,11 +43,11 @@ import traceback
 import zmq
 from batsim.batsim import BatsimScheduler
 
-from bftune.schedulers import batsim_driver as _driver_module
-from bftune.schedulers.batsim_driver import BatsimDriver, BatsimSetupError
-from bftune.schedulers.batsim_socket import BatsimConnectionError, Connection
+from bftune.schedulers.drivers.batsim import driver as _driver_module
+from bftune.schedulers.drivers.batsim.driver import BatsimDriver, BatsimSetupError
+from bftune.schedulers.drivers.batsim.connection import BatsimConnectionError, Connection
 from bftune.schedulers.config import ConfigError, SchedulerConfig
-from bftune.schedulers.protocol import ProtocolError
+from bftune.schedulers.drivers.batsim.protocol import ProtocolError
 
 NAME = "bftuneEasy"
 

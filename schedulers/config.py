@@ -11,11 +11,11 @@ from __future__ import annotations
 import math
 from dataclasses import asdict, dataclass, field, fields
 
-from bftune.schedulers.core import Core, Hook
-from bftune.schedulers.durations import DurationError, format_duration, parse_duration
-from bftune.schedulers.easy import RESERVATION_MODELS, Easy
-from bftune.schedulers.ordering import Order
-from bftune.schedulers.policies import SELECTION_DEFAULT, UnknownPolicyError, get_policy
+from bftune.schedulers.core.engine import Core, Hook
+from bftune.schedulers.core.durations import DurationError, format_duration, parse_duration
+from bftune.schedulers.core.easy import RESERVATION_MODELS, Easy
+from bftune.schedulers.core.ordering import Order
+from bftune.schedulers.core.policies import SELECTION_DEFAULT, UnknownPolicyError, get_policy
 
 
 class ConfigError(ValueError):
@@ -91,7 +91,7 @@ class SchedulerConfig:
             if self.backfill_policy is not None:
                 raise ConfigError("backfill_policy: a selector sets both queues' policy; drop backfill_policy")
         if self.classifier is not None:
-            from bftune.schedulers.classified import MODES
+            from bftune.schedulers.hooks.classified import MODES
 
             if self.classifier not in MODES:
                 raise ConfigError(f"classifier: {self.classifier!r} is not a classifier; choose one of {', '.join(MODES)}")
@@ -202,23 +202,23 @@ class SchedulerConfig:
     def build_hooks(self) -> list[Hook]:
         hooks: list[Hook] = []
         if self.kill_after is not None:
-            from bftune.schedulers.killing import KillOnceAfter
+            from bftune.schedulers.hooks.killing import KillOnceAfter
 
             hooks.append(KillOnceAfter(self.kill_after))
         if self.selector is not None:
             from bftune.learning.selectors import make_selector
-            from bftune.schedulers.selection import PolicySelection
+            from bftune.schedulers.hooks.selection import PolicySelection
 
             selector = make_selector(self.selector, self.candidates, self.policy, self.decay, self.epsilon,
                                      self.noise)
             hooks.append(PolicySelection(selector, self.period, self.threshold, self.reservation, self.seed))
         if self.fairness:
-            from bftune.schedulers.fairness import FairnessMonitor
+            from bftune.schedulers.hooks.fairness import FairnessMonitor
 
             hooks.append(FairnessMonitor())
         if self.classifier is not None:
             from bftune.learning.classifier import RuntimeClassifier
-            from bftune.schedulers.classified import SmallFirst
+            from bftune.schedulers.hooks.classified import SmallFirst
 
             # Only the learned variant needs a forest; the baselines need the divider alone.
             clf = RuntimeClassifier(self.unix_start_time, self.timezone, features=self.features, seed=self.seed,

@@ -18,7 +18,7 @@ def run_ours(jobs, m, policy="FCFS", backfill_policy=None, theta=float("inf"),
              backfill=True, **options):
     """Our simulator on (id, submit, procs, runtime, walltime) tuples; returns SimResult."""
     from bftune.schedulers.config import SchedulerConfig
-    from bftune.schedulers.simulator import simulate
+    from bftune.schedulers.drivers.local.simulator import simulate
 
     cfg = SchedulerConfig(policy=policy, backfill_policy=backfill_policy, threshold=theta,
                           reservation="count", backfill=backfill, **options)

@@ -230,8 +230,8 @@ class FakeBatsim:
 def _write_out_jobs(rows: list[dict], jobs: dict, path: str) -> None:
     sys.path.insert(0, os.environ.get("FAKE_BATSIM_REPO", "."))
     from bftune.experiments.outjobs import write_out_jobs
-    from bftune.schedulers import machines as ms
-    from bftune.schedulers.simulator import Run
+    from bftune.schedulers.core import machines as ms
+    from bftune.schedulers.drivers.local.simulator import Run
 
     runs = []
     for r in rows:

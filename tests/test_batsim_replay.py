@@ -26,12 +26,12 @@ from pathlib import Path
 
 import pytest
 
-from bftune.schedulers import machines as ms
-from bftune.schedulers.batsim_driver import BatsimDriver, BatsimSetupError, config_may_requeue
+from bftune.schedulers.core import machines as ms
+from bftune.schedulers.drivers.batsim.driver import BatsimDriver, BatsimSetupError, config_may_requeue
 from bftune.schedulers.config import SchedulerConfig
-from bftune.schedulers.core import Core, Hook
-from bftune.schedulers.protocol import ProtocolError
-from bftune.schedulers.simulator import simulate
+from bftune.schedulers.core.engine import Core, Hook
+from bftune.schedulers.drivers.batsim.protocol import ProtocolError
+from bftune.schedulers.drivers.local.simulator import simulate
 from bftune.workloads.batsim_json import write_batsim_workload
 from bftune.workloads.model import JobRecord, Trace
 

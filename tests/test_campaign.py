@@ -223,7 +223,7 @@ def test_offline_weeks_are_simulated_separately_with_the_metrics_module(offline_
     from bftune.experiments.metrics import summarize
     from bftune.experiments.outjobs import runs_frame
     from bftune.schedulers.config import SchedulerConfig
-    from bftune.schedulers.simulator import simulate
+    from bftune.schedulers.drivers.local.simulator import simulate
 
     campaign, _, out = offline_run
     spec = next(s for s in campaign.specs if s.labels["config"] == "EASY-SPF-FCFS 20h" and s.split == "test")

@@ -8,11 +8,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bftune.schedulers import machines as ms
+from bftune.schedulers.core import machines as ms
 from bftune.schedulers.config import ConfigError, SchedulerConfig
-from bftune.schedulers.durations import DurationError, format_duration, parse_duration
-from bftune.schedulers.jobs import Job
-from bftune.schedulers.policies import REGISTRY, get_policy
+from bftune.schedulers.core.durations import DurationError, format_duration, parse_duration
+from bftune.schedulers.core.jobs import Job
+from bftune.schedulers.core.policies import REGISTRY, get_policy
 
 
 def _ids(intervals):

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from bftune.schedulers.config import SchedulerConfig
-from bftune.schedulers.simulator import simulate
+from bftune.schedulers.drivers.local.simulator import simulate
 from bftune.workloads.model import JobRecord
 from bftune.workloads.synthetic import generate
 

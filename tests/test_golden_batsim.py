@@ -15,9 +15,9 @@ import pytest
 
 from bftune.experiments.metrics import summarize
 from bftune.experiments.outjobs import read_out_jobs, runs_frame
-from bftune.schedulers import machines as ms
+from bftune.schedulers.core import machines as ms
 from bftune.schedulers.config import SchedulerConfig
-from bftune.schedulers.simulator import simulate
+from bftune.schedulers.drivers.local.simulator import simulate
 from bftune.workloads.batsim_json import read_batsim_workload
 
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "batsim"

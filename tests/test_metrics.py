@@ -9,7 +9,7 @@ import pytest
 
 from bftune.experiments.metrics import cumulative_bsld, job_table, per_period, summarize
 from bftune.experiments.outjobs import COLUMNS, format_out_jobs, read_out_jobs, runs_frame
-from bftune.schedulers.simulator import Run
+from bftune.schedulers.drivers.local.simulator import Run
 
 
 def run(id, sub, procs, start, end, state="COMPLETED_SUCCESSFULLY", first=None, attempt=0, walltime=1000.0,

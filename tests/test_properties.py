@@ -110,7 +110,7 @@ def shadow_time(running, free_now, q):
 def observe(jobs, m, policy="FCFS", backfill_policy=None, theta=math.inf, backfill=True,
             kill_after=None, check_head=True):
     from bftune.schedulers.config import SchedulerConfig
-    from bftune.schedulers.simulator import Simulator
+    from bftune.schedulers.drivers.local.simulator import Simulator
 
     cfg = SchedulerConfig(policy=policy, backfill_policy=backfill_policy, threshold=theta,
                           backfill=backfill, kill_after=kill_after)

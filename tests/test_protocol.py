@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from bftune.schedulers import protocol as P
-from bftune.schedulers.protocol import ProtocolError, parse_event, parse_message
+from bftune.schedulers.drivers.batsim import protocol as P
+from bftune.schedulers.drivers.batsim.protocol import ProtocolError, parse_event, parse_message
 
 TRANSCRIPTS = Path(__file__).resolve().parents[2] / "shared" / "batsim" / "transcripts"
 

@@ -20,7 +20,7 @@ import zmq
 
 REPO = Path(__file__).resolve().parents[1]
 ENTRY = "schedulers/bftuneEasy.py"
-DRIVER_FILE = REPO / "schedulers" / "batsim_driver.py"
+DRIVER_FILE = REPO / "schedulers" / "drivers" / "batsim" / "driver.py"
 TRANSCRIPTS = REPO.parent / "shared" / "batsim" / "transcripts"
 VENV_BIN = Path(sys.executable).parent
 
@@ -221,11 +221,11 @@ def test_default_wildcard_endpoint_is_rebound_to_localhost():
 def test_import_resolution_in_the_test_process():
     import schedulers  # pybatsim's top-level package
 
-    import bftune.schedulers.batsim_driver as driver
-    import bftune.schedulers.core as core
+    import bftune.schedulers.drivers.batsim.driver as driver
+    import bftune.schedulers.core.engine as core
 
     assert Path(driver.__file__).resolve() == DRIVER_FILE
-    assert Path(core.__file__).resolve() == REPO / "schedulers" / "core.py"
+    assert Path(core.__file__).resolve() == REPO / "schedulers" / "core" / "engine.py"
     assert Path(schedulers.__file__).resolve().parts[-3:] == ("site-packages", "schedulers", "__init__.py")
     assert Path(schedulers.__file__).resolve().parent != REPO / "schedulers"
 
@@ -234,7 +234,7 @@ REPORT = """
 import json, sys
 def report():
     import schedulers
-    import bftune.schedulers.batsim_driver as d
+    import bftune.schedulers.drivers.batsim.driver as d
     print("RESOLVED " + json.dumps({"bare": schedulers.__file__, "driver": d.__file__}), flush=True)
 """
 
@@ -260,7 +260,7 @@ def test_import_resolution_in_pybatsims_launcher():
             f"s = instanciate_scheduler({ENTRY!r}, {{}})\n"
             "print('RESOLVED ' + json.dumps({'driver': type(s).driver_module.__file__,\n"
             "      'bare': sys.modules['schedulers'].__file__, 'cls': type(s).__name__,\n"
-            "      'ours': sys.modules['bftune.schedulers.batsim_driver'].__file__}))\n")
+            "      'ours': sys.modules['bftune.schedulers.drivers.batsim.driver'].__file__}))\n")
     proc = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=60,
                           env={**os.environ, "PYTHONPATH": ""})
     assert proc.returncode == 0, proc.stderr

@@ -8,7 +8,7 @@ import pytest
 from bftune.learning.selectors import (EpsilonGreedySelector, FeedbackSelector, FixedSelector, Observation,
                                        RandomSelector, make_selector)
 from bftune.schedulers.config import ConfigError, SchedulerConfig
-from bftune.schedulers.simulator import simulate
+from bftune.schedulers.drivers.local.simulator import simulate
 from bftune.workloads.model import JobRecord
 
 DAY = 86400.0

@@ -38,7 +38,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from bftune.workloads.atomic import atomic_write_text
+from bftune.files import atomic_write_text
 from bftune.workloads.errors import WorkloadError
 from bftune.workloads.model import JobRecord, Trace, sort_jobs
 from bftune.workloads.swf import WalltimeFallback, trace_name_from_path

@@ -75,8 +75,8 @@ from operator import attrgetter
 from pathlib import Path
 from typing import Iterable, Literal
 
-from bftune.workloads.allocation import paused_gc
-from bftune.workloads.atomic import atomic_write_bytes
+from bftune.gcpause import paused_gc
+from bftune.files import atomic_write_bytes
 from bftune.workloads.errors import WorkloadError
 from bftune.workloads.model import JobRecord, Trace
 

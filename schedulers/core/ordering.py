@@ -21,10 +21,10 @@ from dataclasses import dataclass, field
 from typing import Iterator
 
 
-from bftune.schedulers.durations import format_duration
-from bftune.schedulers.jobs import Job
-from bftune.schedulers.policies import FCFS, Policy, get_policy
-from bftune.schedulers.sortedindex import SortedIndex
+from bftune.schedulers.core.durations import format_duration
+from bftune.schedulers.core.jobs import Job
+from bftune.schedulers.core.policies import FCFS, Policy, get_policy
+from bftune.schedulers.core.sortedindex import SortedIndex
 
 
 @dataclass(frozen=True)

@@ -21,11 +21,11 @@ from __future__ import annotations
 
 from typing import Callable, Protocol, Sequence
 
-from bftune.schedulers.decisions import Decisions, Kill
-from bftune.schedulers.jobs import EndState, Job
-from bftune.schedulers.machines import Interval
-from bftune.schedulers.ordering import WaitingQueue
-from bftune.schedulers.state import MachineState
+from bftune.schedulers.core.decisions import Decisions, Kill
+from bftune.schedulers.core.jobs import EndState, Job
+from bftune.schedulers.core.machines import Interval
+from bftune.schedulers.core.ordering import WaitingQueue
+from bftune.schedulers.core.state import MachineState
 
 
 class JobTooLargeError(ValueError):

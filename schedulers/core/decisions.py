@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from bftune.schedulers.jobs import Job
+from bftune.schedulers.core.jobs import Job
 
 
 @dataclass(slots=True)

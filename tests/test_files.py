@@ -1,4 +1,4 @@
-"""Atomic file writes (bftune.workloads.atomic)."""
+"""Atomic file writes (bftune.files)."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ import os
 
 import pytest
 
-from bftune.workloads import atomic
-from bftune.workloads.atomic import atomic_write_bytes, atomic_write_text
+from bftune import files as atomic
+from bftune.files import atomic_write_bytes, atomic_write_text
 
 
 def test_writes_and_replaces_without_leftovers(tmp_path):

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 
-from bftune.schedulers.jobs import Job
-from bftune.schedulers.machines import Interval, MachineSet
-from bftune.schedulers.sortedindex import SortedIndex
+from bftune.schedulers.core.jobs import Job
+from bftune.schedulers.core.machines import Interval, MachineSet
+from bftune.schedulers.core.sortedindex import SortedIndex
 
 
 def _end_key(job: Job) -> tuple[float, int, str]:

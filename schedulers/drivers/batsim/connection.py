@@ -27,7 +27,7 @@ from typing import Callable
 import zmq
 from zmq.utils.monitor import recv_monitor_message
 
-from bftune.schedulers.protocol import ProtocolError
+from bftune.schedulers.drivers.batsim.protocol import ProtocolError
 
 DEFAULT_HOST = "127.0.0.1"
 

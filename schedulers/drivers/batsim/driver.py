@@ -2,11 +2,11 @@
 
 ``BatsimDriver(config).handle(message) -> reply`` is pure message-in /
 message-out (no sockets, no clock): the socket loop
-(``bftune.schedulers.batsim_socket``), the pybatsim entry point
+(``bftune.schedulers.drivers.batsim.connection``), the pybatsim entry point
 (``schedulers/bftuneEasy.py``) and the transcript replay tests all use it.
 
 It feeds the decision core exactly what the local simulator
-(``bftune.schedulers.simulator``) feeds it, in the same grouping, so both
+(``bftune.schedulers.drivers.local.simulator``) feeds it, in the same grouping, so both
 backends take the same decisions:
 
 - one Batsim message is one batch, treated as a set: first every
@@ -75,11 +75,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from bftune.schedulers import machines as ms
+from bftune.schedulers.core import machines as ms
 from bftune.schedulers.config import SchedulerConfig
-from bftune.schedulers.core import Core
-from bftune.schedulers.jobs import EndState, Job, delay_outcome
-from bftune.schedulers.protocol import (
+from bftune.schedulers.core.engine import Core
+from bftune.schedulers.core.jobs import EndState, Job, delay_outcome
+from bftune.schedulers.drivers.batsim.protocol import (
     CallMeLater, Event, ExecuteJob, JobCompleted, JobKilled, JobSubmitted, KillJob, Notify, ProtocolError,
     RegisterJob, RejectJob, RequestedCall, ResourceStateChanged, SetJobMetadata, SimulationBegins, SimulationEnds,
     message, parse_message, split_job_id,

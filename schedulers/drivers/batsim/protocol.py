@@ -12,7 +12,7 @@ text names the message time, the event index and type and the field, e.g.::
 ``Event.to_dict`` / ``Message.to_dict`` serialise back to exactly Batsim's
 shape, so ``parse(x).to_dict() == x`` for every event in the recorded
 transcripts.  Nothing here decides anything; the driver
-(``bftune.schedulers.batsim_driver``) does the mapping to the decision core.
+(``bftune.schedulers.drivers.batsim.driver``) does the mapping to the decision core.
 """
 
 from __future__ import annotations

@@ -29,10 +29,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from bftune.learning.selectors import Observation, Selector
-from bftune.schedulers.core import Core, Hook
-from bftune.schedulers.decisions import Decisions
-from bftune.schedulers.jobs import EndState, Job
-from bftune.schedulers.ordering import Order
+from bftune.schedulers.core.engine import Core, Hook
+from bftune.schedulers.core.decisions import Decisions
+from bftune.schedulers.core.jobs import EndState, Job
+from bftune.schedulers.core.ordering import Order
 from bftune.workloads.model import JobRecord
 
 
@@ -52,7 +52,7 @@ class _Seen:
 def period_waits(jobs: list[JobRecord], m: int, policy: str, threshold: float, reservation: str) -> float:
     """w(t; P): summed waits of ``jobs`` replayed alone under EASY(P, Theta) from an empty machine."""
     from bftune.schedulers.config import SchedulerConfig
-    from bftune.schedulers.simulator import simulate
+    from bftune.schedulers.drivers.local.simulator import simulate
 
     if not jobs:
         return 0.0

@@ -20,10 +20,10 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from bftune.schedulers import machines as ms
-from bftune.schedulers.decisions import Decisions
-from bftune.schedulers.jobs import Job
-from bftune.schedulers.ordering import Order
+from bftune.schedulers.core import machines as ms
+from bftune.schedulers.core.decisions import Decisions
+from bftune.schedulers.core.jobs import Job
+from bftune.schedulers.core.ordering import Order
 
 RESERVATION_MODELS = ("count", "machines")
 

@@ -9,9 +9,9 @@ exists, and the small/large safeguard reuses the same mechanics.
 
 from __future__ import annotations
 
-from bftune.schedulers.core import Core, Hook
-from bftune.schedulers.decisions import Decisions
-from bftune.schedulers.jobs import Job
+from bftune.schedulers.core.engine import Core, Hook
+from bftune.schedulers.core.decisions import Decisions
+from bftune.schedulers.core.jobs import Job
 
 
 class KillOnceAfter(Hook):

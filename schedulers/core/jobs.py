@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 from enum import Enum
 
-from bftune.schedulers.machines import Interval
+from bftune.schedulers.core.machines import Interval
 
 INF = math.inf
 

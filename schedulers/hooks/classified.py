@@ -25,9 +25,9 @@ run to completion in the small queue's slots).
 
 from __future__ import annotations
 
-from bftune.schedulers.core import Core, Hook
-from bftune.schedulers.decisions import Decisions
-from bftune.schedulers.jobs import EndState, Job
+from bftune.schedulers.core.engine import Core, Hook
+from bftune.schedulers.core.decisions import Decisions
+from bftune.schedulers.core.jobs import EndState, Job
 
 SMALL, LARGE = 0, 1
 MODES = ("rf", "class-clairvoyant", "runtime-clairvoyant")

@@ -20,7 +20,7 @@ import math
 from dataclasses import dataclass
 from typing import Callable, Protocol
 
-from bftune.schedulers.jobs import Job
+from bftune.schedulers.core.jobs import Job
 
 Score = Callable[[Job, float], float]
 

@@ -25,10 +25,10 @@ import heapq
 from dataclasses import dataclass, field
 from typing import Callable, Iterable
 
-from bftune.schedulers.core import Core
-from bftune.schedulers.jobs import EndState, Job, delay_outcome
-from bftune.schedulers.machines import Interval
-from bftune.workloads.allocation import paused_gc
+from bftune.schedulers.core.engine import Core
+from bftune.schedulers.core.jobs import EndState, Job, delay_outcome
+from bftune.schedulers.core.machines import Interval
+from bftune.gcpause import paused_gc
 from bftune.workloads.batsim_json import MIN_ID_WIDTH
 
 

@@ -15,9 +15,9 @@ jobs at every pass with a blocked head.
 
 from __future__ import annotations
 
-from bftune.schedulers.core import Core, Hook
-from bftune.schedulers.decisions import Decisions
-from bftune.schedulers.jobs import Job
+from bftune.schedulers.core.engine import Core, Hook
+from bftune.schedulers.core.decisions import Decisions
+from bftune.schedulers.core.jobs import Job
 
 
 class FairnessMonitor(Hook):

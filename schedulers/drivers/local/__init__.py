@@ -1,0 +1,1 @@
+"""The local driver: an event-driven simulator with Batsim's semantics."""
