@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 
 import pytest
-
 from bftune import files as atomic
 from bftune.files import atomic_write_bytes, atomic_write_text
 

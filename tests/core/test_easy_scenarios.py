@@ -13,11 +13,9 @@ from __future__ import annotations
 import math
 import random
 
+import easy_support as H
 import pytest
-
-
-import bftune_tests_easy_support as H  # noqa: E402 - registered by conftest.py
-import bftune_tests_reference_easy as REF  # noqa: E402
+import reference_easy as REF
 
 SUCCESS = "COMPLETED_SUCCESSFULLY"
 WALLTIME = "COMPLETED_WALLTIME_REACHED"

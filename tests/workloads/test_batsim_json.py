@@ -6,7 +6,6 @@ import json
 from pathlib import Path
 
 import pytest
-
 from bftune.workloads.batsim_json import (
     batsim_job_id,
     batsim_workload_text,
@@ -18,8 +17,8 @@ from bftune.workloads.batsim_json import (
 from bftune.workloads.errors import WorkloadError
 from bftune.workloads.model import JobRecord, Trace
 from bftune.workloads.swf import read_swf
+from locations import SHARED
 
-SHARED = Path(__file__).resolve().parents[2] / "shared"
 KTH_SWF = SHARED / "workloads" / "KTH-SP2-1996-2.1-cln.swf.gz"
 GOLDEN = SHARED / "batsim" / "workloads"
 

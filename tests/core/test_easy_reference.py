@@ -16,13 +16,12 @@ from __future__ import annotations
 import functools
 import math
 
+import easy_support as H
 import pytest
+import reference_easy as REF
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-
-import bftune_tests_easy_support as H  # noqa: E402 - registered by conftest.py
-import bftune_tests_reference_easy as REF  # noqa: E402
+from locations import SHARED_WORKLOADS
 
 
 def ours_details(jobs, m, **cfg):
@@ -110,7 +109,7 @@ def test_busy_single_burst_matches_reference(w, policy, theta):
 # --- (ii) the first jobs of every shared archive trace -----------------------------
 
 N_TRACE_JOBS = 2500
-TRACES = sorted(H.SHARED_WORKLOADS.glob("*.swf.gz")) if H.SHARED_WORKLOADS.is_dir() else []
+TRACES = sorted(SHARED_WORKLOADS.glob("*.swf.gz")) if SHARED_WORKLOADS.is_dir() else []
 CONFIGS = {
     "EASY-FCFS": dict(policy="FCFS"),
     "EASY-SAF-SPF-40h": dict(policy="SAF", backfill_policy="SPF", theta=40 * 3600.0),
@@ -137,14 +136,14 @@ def _case_id(case):
 
 @functools.lru_cache(maxsize=None)
 def trace_head(name: str, m_override):
-    m, jobs = H.read_swf_head(H.SHARED_WORKLOADS / name, N_TRACE_JOBS)
+    m, jobs = H.read_swf_head(SHARED_WORKLOADS / name, N_TRACE_JOBS)
     if m_override is not None:
         m = m_override
         jobs = [j for j in jobs if j[2] <= m]
     return m, jobs
 
 
-@pytest.mark.skipif(not TRACES, reason=f"shared workloads not found at {H.SHARED_WORKLOADS} "
+@pytest.mark.skipif(not TRACES, reason=f"shared workloads not found at {SHARED_WORKLOADS} "
                     "(the ../shared folder beside the checkout)")
 @pytest.mark.parametrize("case", CASES or [("none", None, "EASY-FCFS")], ids=_case_id)
 def test_trace_head_matches_reference(case):
@@ -156,7 +155,7 @@ def test_trace_head_matches_reference(case):
 
 def test_trace_reader_sanity():
     if not TRACES:
-        pytest.skip(f"shared workloads not found at {H.SHARED_WORKLOADS}")
+        pytest.skip(f"shared workloads not found at {SHARED_WORKLOADS}")
     m, jobs = trace_head("KTH-SP2-1996-2.1-cln.swf.gz", None)
     assert m == 100
     assert len(jobs) == N_TRACE_JOBS
@@ -167,14 +166,14 @@ def test_trace_reader_sanity():
     assert m == 256 and all(p == w for _, _, _, p, w in jobs)
 
 
-@pytest.mark.skipif(not TRACES, reason=f"shared workloads not found at {H.SHARED_WORKLOADS}")
+@pytest.mark.skipif(not TRACES, reason=f"shared workloads not found at {SHARED_WORKLOADS}")
 @pytest.mark.parametrize("trace", [p.name for p in TRACES] or ["none"])
 def test_private_reader_agrees_with_bftune_swf(trace):
     # The trace tests use a private minimal reader (independent evidence); the
     # project's reader must give the same first jobs and machine size.
     swf = pytest.importorskip("bftune.workloads.swf")
     fallback = "runtime" if trace.startswith("lublin") else None
-    full = swf.read_swf(H.SHARED_WORKLOADS / trace, walltime_fallback=fallback)
+    full = swf.read_swf(SHARED_WORKLOADS / trace, walltime_fallback=fallback)
     m, jobs = trace_head(trace, None)
     assert full.max_procs == m
     theirs = [(j.id, j.submit, j.procs, j.runtime, j.walltime) for j in full.jobs[:len(jobs)]]

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import csv
 import json
-import os
 import shutil
 import socket
 import subprocess
@@ -17,13 +16,15 @@ import time
 from pathlib import Path
 
 import pytest
-
-from bftune.experiments.batsim_run import BatsimRunError, batsim_version, compare_backends, run_batsim
+from bftune.experiments.batsim_run import (
+    BatsimRunError,
+    batsim_version,
+    compare_backends,
+    run_batsim,
+)
 from bftune.schedulers.config import SchedulerConfig
+from locations import KTH, REPO, SHARED
 
-REPO = Path(__file__).resolve().parents[1]
-SHARED = REPO.parent / "shared"
-KTH = SHARED / "workloads" / "KTH-SP2-1996-2.1-cln.swf.gz"
 GOLDEN = SHARED / "batsim"
 
 BATSIM = shutil.which("batsim")

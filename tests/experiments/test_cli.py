@@ -2,17 +2,14 @@
 
 from __future__ import annotations
 
-import gzip
 import json
 import subprocess
-import sys
-from pathlib import Path
 
 import pytest
-
 from bftune.experiments.cli import main
+from locations import SHARED
 
-SHARED = Path(__file__).resolve().parents[2] / "shared"
+SHARED = SHARED
 KTH = SHARED / "workloads" / "KTH-SP2-1996-2.1-cln.swf.gz"
 REQUIRED_SUMMARY_KEYS = {"jobs", "avg_wait", "max_wait", "avg_bsld", "mwbs", "utilization", "tau", "cleaning", "config"}
 

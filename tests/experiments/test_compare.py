@@ -6,7 +6,6 @@ import io
 
 import pandas as pd
 import pytest
-
 from bftune.experiments.compare import diff_out_jobs, format_report
 from bftune.experiments.outjobs import COLUMNS
 

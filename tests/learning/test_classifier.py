@@ -7,8 +7,6 @@ import math
 
 import numpy as np
 import pytest
-from sklearn.ensemble import RandomForestClassifier
-
 from bftune.learning.classifier import (
     CompiledForest,
     RuntimeClassifier,
@@ -17,6 +15,7 @@ from bftune.learning.classifier import (
     forest_importances,
 )
 from bftune.learning.features import FEATURE_NAMES, Calendar
+from sklearn.ensemble import RandomForestClassifier
 
 CAL = ("hour", "day_of_week", "day_of_month", "month", "week_of_year", "quarter")
 

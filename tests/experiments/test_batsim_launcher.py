@@ -20,18 +20,21 @@ from pathlib import Path
 
 import pytest
 import zmq
-
 from bftune.experiments import batsim_run
 from bftune.experiments.batsim_cli import cmd_batsim, cmd_compare
 from bftune.experiments.batsim_run import (
-    BatsimNotFoundError, BatsimRunError, BatsimVersionError, batsim_version, compare_backends, find_batsim,
+    BatsimNotFoundError,
+    BatsimRunError,
+    BatsimVersionError,
+    batsim_version,
+    find_batsim,
     run_batsim,
 )
 from bftune.experiments.local_run import run_local
 from bftune.schedulers.config import SchedulerConfig
 from bftune.workloads.model import JobRecord, Trace
+from locations import TESTS
 
-TESTS = Path(__file__).resolve().parent
 DOCS = "https://batsim.readthedocs.io"
 
 
@@ -52,7 +55,7 @@ def fake(tmp_path, monkeypatch) -> Path:
     bindir = tmp_path / "bin"
     bindir.mkdir()
     exe = bindir / "batsim"
-    exe.write_text(f"#!/bin/sh\nexec {sys.executable} {TESTS / 'fake_batsim.py'} \"$@\"\n")
+    exe.write_text(f"#!/bin/sh\nexec {sys.executable} {TESTS / 'helpers' / 'fake_batsim.py'} \"$@\"\n")
     exe.chmod(exe.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
     monkeypatch.setenv("FAKE_BATSIM_PIDS", str(tmp_path / "pids"))
     monkeypatch.delenv("FAKE_BATSIM_MODE", raising=False)

@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-
 from bftune.experiments import campaign as cp
+from locations import SHARED
 
 CONFIGS = cp.CONFIG_DIR
-KTH = Path(__file__).resolve().parents[2] / "shared" / "workloads" / "KTH-SP2-1996-2.1-cln.swf.gz"
+KTH = SHARED / "workloads" / "KTH-SP2-1996-2.1-cln.swf.gz"
 needs_kth = pytest.mark.skipif(not KTH.exists(), reason=f"{KTH} is not available (the ../shared checkout is missing)")
 TINY_ONLINE = CONFIGS / "tiny_synthetic_online.toml"
 TINY_OFFLINE = CONFIGS / "tiny_synthetic_offline.toml"

@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
-
 from bftune.workloads import swf
 from bftune.workloads.errors import WorkloadError
+from locations import SHARED_WORKLOADS
 
-SHARED = Path(__file__).resolve().parents[2] / "shared" / "workloads"
-TRACES = sorted(SHARED.glob("*.swf.gz")) if SHARED.is_dir() else []
+TRACES = sorted(SHARED_WORKLOADS.glob("*.swf.gz")) if SHARED_WORKLOADS.is_dir() else []
 
 
 def _both(monkeypatch, read):
@@ -28,7 +25,7 @@ def _same(a, b):
         (b.cleaning, b.header, b.header_lines, b.max_procs, b.unix_start_time, b.timezone)
 
 
-@pytest.mark.skipif(not TRACES, reason=f"no archive traces at {SHARED}")
+@pytest.mark.skipif(not TRACES, reason=f"no archive traces at {SHARED_WORKLOADS}")
 @pytest.mark.parametrize("path", TRACES, ids=[p.name for p in TRACES])
 def test_fast_path_equals_careful_path_on_archive_traces(monkeypatch, path):
     fallback = "runtime" if "lublin" in path.name else None

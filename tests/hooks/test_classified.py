@@ -10,15 +10,14 @@ from __future__ import annotations
 import json
 
 import pytest
-
 from bftune.experiments.local_run import run_local
 from bftune.learning.classifier import RuntimeClassifier
-from bftune.schedulers.hooks.classified import SmallFirst
 from bftune.schedulers.config import SchedulerConfig
-from bftune.schedulers.core.engine import Core
 from bftune.schedulers.core.easy import Easy
+from bftune.schedulers.core.engine import Core
 from bftune.schedulers.core.ordering import Order
 from bftune.schedulers.drivers.local.simulator import simulate
+from bftune.schedulers.hooks.classified import SmallFirst
 from bftune.workloads.model import JobRecord
 from bftune.workloads.synthetic import generate
 
@@ -168,8 +167,8 @@ def test_summary_of_a_classified_run(tmp_path):
 
 
 def test_clairvoyant_baselines_need_a_driver_with_true_runtimes():
-    from bftune.schedulers.hooks.classified import OracleMissingError
     from bftune.schedulers.core.jobs import Job
+    from bftune.schedulers.hooks.classified import OracleMissingError
 
     core = core_with(Scripted(100.0, set()), 4, mode="class-clairvoyant")
     with pytest.raises(OracleMissingError):

@@ -4,11 +4,9 @@ from __future__ import annotations
 
 import time
 from collections import Counter
-from pathlib import Path
 
 import numpy as np
 import pytest
-
 from bftune.workloads.errors import WorkloadError
 from bftune.workloads.swf import read_swf, write_swf
 from bftune.workloads.synthetic import (
@@ -19,8 +17,9 @@ from bftune.workloads.synthetic import (
     generate,
     offered_load,
 )
+from locations import SHARED
 
-LUBLIN_256 = Path(__file__).resolve().parents[2] / "shared" / "workloads" / "lublin_256.swf.gz"
+LUBLIN_256 = SHARED / "workloads" / "lublin_256.swf.gz"
 
 
 @pytest.mark.parametrize("variant", ["typeless", "typed"])

@@ -11,7 +11,6 @@ import warnings
 from pathlib import Path
 
 import pytest
-
 from bftune.workloads import download as dl
 from bftune.workloads.download import (
     REGISTRY,
@@ -23,8 +22,8 @@ from bftune.workloads.download import (
     trace_names,
 )
 from bftune.workloads.errors import WorkloadError
+from locations import SHARED_WORKLOADS
 
-SHARED_WORKLOADS = Path(__file__).resolve().parents[2] / "shared" / "workloads"
 KTH_FILE = "KTH-SP2-1996-2.1-cln.swf.gz"
 
 

@@ -1,15 +1,9 @@
-"""Helpers shared by the EASY evidence tests (loaded by path; see conftest.py)."""
+"""Helpers shared by the EASY evidence tests (on pytest's pythonpath: ``import easy_support``)."""
 
 from __future__ import annotations
 
 import gzip
 from pathlib import Path
-
-TESTS_DIR = Path(__file__).resolve().parent
-# ../shared relative to the repository root (tests/ -> repo root -> its parent).
-SHARED_DIR = Path(__file__).resolve().parents[2] / "shared"
-SHARED_WORKLOADS = SHARED_DIR / "workloads"
-
 
 # --- running our simulator ------------------------------------------------------
 

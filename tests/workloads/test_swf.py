@@ -6,12 +6,16 @@ import gzip
 from pathlib import Path
 
 import pytest
-
 from bftune.workloads.errors import WorkloadError
-from bftune.workloads.swf import CLEANING_KEYS, DROP_RULES, dropped_jobs, parse_swf, read_swf, write_swf
-
-SHARED_WORKLOADS = Path(__file__).resolve().parents[2] / "shared" / "workloads"
-KTH = SHARED_WORKLOADS / "KTH-SP2-1996-2.1-cln.swf.gz"
+from bftune.workloads.swf import (
+    CLEANING_KEYS,
+    DROP_RULES,
+    dropped_jobs,
+    parse_swf,
+    read_swf,
+    write_swf,
+)
+from locations import KTH, SHARED_WORKLOADS
 
 
 def shared_trace(path: Path) -> Path:

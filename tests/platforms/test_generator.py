@@ -7,10 +7,8 @@ import json
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
-from pathlib import Path
 
 import pytest
-
 from bftune.platforms.generator import (
     MASTER_HOST,
     batsim_resource_order,
@@ -20,9 +18,10 @@ from bftune.platforms.generator import (
     platform_xml,
     write_platform,
 )
+from locations import REPO, SHARED
 
-PLATFORMS = Path(__file__).resolve().parents[1] / "platforms"
-SHARED_PLATFORMS = Path(__file__).resolve().parents[2] / "shared" / "batsim" / "platforms"
+PLATFORMS = REPO / "platforms"
+SHARED_PLATFORMS = SHARED / "batsim" / "platforms"
 
 
 @pytest.mark.parametrize(

@@ -8,14 +8,14 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-
 from bftune.experiments import campaign as cp
+from locations import SHARED
 
 CONFIGS = cp.CONFIG_DIR
 TINY = CONFIGS / "tiny_synthetic_classification.toml"
 TABLES = ["runs.csv", "classes.csv", "months.csv", "curves.csv", "classification.csv",
           "summary_classification.csv"]
-SHARED = Path(__file__).resolve().parents[2] / "shared" / "workloads"
+SHARED = SHARED / "workloads"
 VARIANTS = ["base", "rf", "rf-no-safeguard", "class-clairvoyant", "runtime-clairvoyant"]
 
 

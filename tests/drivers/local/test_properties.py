@@ -20,12 +20,10 @@ from __future__ import annotations
 
 import math
 
+import easy_support as H
+import reference_easy as REF
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-
-import bftune_tests_easy_support as H  # noqa: E402 - registered by conftest.py
-import bftune_tests_reference_easy as REF  # noqa: E402
 
 SUCCESS = "COMPLETED_SUCCESSFULLY"
 WALLTIME = "COMPLETED_WALLTIME_REACHED"

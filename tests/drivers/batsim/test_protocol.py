@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import copy
 import json
-from pathlib import Path
 
 import pytest
-
 from bftune.schedulers.drivers.batsim import protocol as P
-from bftune.schedulers.drivers.batsim.protocol import ProtocolError, parse_event, parse_message
-
-TRANSCRIPTS = Path(__file__).resolve().parents[2] / "shared" / "batsim" / "transcripts"
+from bftune.schedulers.drivers.batsim.protocol import (
+    ProtocolError,
+    parse_event,
+    parse_message,
+)
+from locations import TRANSCRIPTS
 
 BEGINS = {"timestamp": 0.0, "type": "SIMULATION_BEGINS", "data": {
     "nb_resources": 2, "nb_compute_resources": 2, "nb_storage_resources": 0, "allow_compute_sharing": False,

@@ -5,14 +5,17 @@ from __future__ import annotations
 import math
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
-
-from bftune.schedulers.core import machines as ms
 from bftune.schedulers.config import ConfigError, SchedulerConfig
-from bftune.schedulers.core.durations import DurationError, format_duration, parse_duration
+from bftune.schedulers.core import machines as ms
+from bftune.schedulers.core.durations import (
+    DurationError,
+    format_duration,
+    parse_duration,
+)
 from bftune.schedulers.core.jobs import Job
 from bftune.schedulers.core.policies import REGISTRY, get_policy
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 
 def _ids(intervals):

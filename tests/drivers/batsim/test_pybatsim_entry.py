@@ -17,11 +17,10 @@ from pathlib import Path
 
 import pytest
 import zmq
+from locations import REPO, TRANSCRIPTS
 
-REPO = Path(__file__).resolve().parents[1]
 ENTRY = "schedulers/bftuneEasy.py"
 DRIVER_FILE = REPO / "schedulers" / "drivers" / "batsim" / "driver.py"
-TRANSCRIPTS = REPO.parent / "shared" / "batsim" / "transcripts"
 VENV_BIN = Path(sys.executable).parent
 
 
@@ -219,10 +218,10 @@ def test_default_wildcard_endpoint_is_rebound_to_localhost():
 
 
 def test_import_resolution_in_the_test_process():
-    import schedulers  # pybatsim's top-level package
-
-    import bftune.schedulers.drivers.batsim.driver as driver
     import bftune.schedulers.core.engine as core
+    import bftune.schedulers.drivers.batsim.driver as driver
+
+    import schedulers  # pybatsim's top-level package
 
     assert Path(driver.__file__).resolve() == DRIVER_FILE
     assert Path(core.__file__).resolve() == REPO / "schedulers" / "core" / "engine.py"

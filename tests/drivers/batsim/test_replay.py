@@ -16,39 +16,30 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import random
-import sys
 import tempfile
-from pathlib import Path
 
+import fake_batsim
 import pytest
-
-from bftune.schedulers.core import machines as ms
-from bftune.schedulers.drivers.batsim.driver import BatsimDriver, BatsimSetupError, config_may_requeue
 from bftune.schedulers.config import SchedulerConfig
+from bftune.schedulers.core import machines as ms
 from bftune.schedulers.core.engine import Core, Hook
+from bftune.schedulers.drivers.batsim.driver import (
+    BatsimDriver,
+    BatsimSetupError,
+    config_may_requeue,
+)
 from bftune.schedulers.drivers.batsim.protocol import ProtocolError
 from bftune.schedulers.drivers.local.simulator import simulate
 from bftune.workloads.batsim_json import write_batsim_workload
 from bftune.workloads.model import JobRecord, Trace
-
-TESTS = Path(__file__).resolve().parent
-SHARED = TESTS.parents[1] / "shared"
-TRANSCRIPTS = SHARED / "batsim" / "transcripts"
-KTH = SHARED / "workloads" / "KTH-SP2-1996-2.1-cln.swf.gz"
+from locations import KTH, TRANSCRIPTS
 
 
 def load_fake():
-    name = "bftune_tests_fake_batsim"
-    if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(name, TESTS / "fake_batsim.py")
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        spec.loader.exec_module(module)
-    return sys.modules[name]
+    return fake_batsim
 
 
 def transcript(name: str) -> list[tuple[dict, dict]]:

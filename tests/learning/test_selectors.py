@@ -4,9 +4,14 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
-from bftune.learning.selectors import (EpsilonGreedySelector, FeedbackSelector, FixedSelector, Observation,
-                                       RandomSelector, make_selector)
+from bftune.learning.selectors import (
+    EpsilonGreedySelector,
+    FeedbackSelector,
+    FixedSelector,
+    Observation,
+    RandomSelector,
+    make_selector,
+)
 from bftune.schedulers.config import ConfigError, SchedulerConfig
 from bftune.schedulers.drivers.local.simulator import simulate
 from bftune.workloads.model import JobRecord

@@ -9,30 +9,28 @@ with easy_bf up to the first documented divergence (jobs 184/185 at t=691379).
 from __future__ import annotations
 
 import csv
-from pathlib import Path
 
 import pytest
-
 from bftune.experiments.metrics import summarize
 from bftune.experiments.outjobs import read_out_jobs, runs_frame
-from bftune.schedulers.core import machines as ms
 from bftune.schedulers.config import SchedulerConfig
+from bftune.schedulers.core import machines as ms
 from bftune.schedulers.drivers.local.simulator import simulate
 from bftune.workloads.batsim_json import read_batsim_workload
+from locations import SHARED_BATSIM
 
-SHARED = Path(__file__).resolve().parents[2] / "shared" / "batsim"
-pytestmark = pytest.mark.skipif(not (SHARED / "golden").is_dir(),
-                                reason=f"golden Batsim data not found at {SHARED} (the shared/ folder beside the checkout)")
+pytestmark = pytest.mark.skipif(not (SHARED_BATSIM / "golden").is_dir(),
+                                reason=f"golden Batsim data not found at {SHARED_BATSIM} (the shared/ folder beside the checkout)")
 
 
 def _golden(name: str) -> dict[str, dict]:
-    with open(SHARED / "golden" / name / "out_jobs.csv", newline="") as fh:
+    with open(SHARED_BATSIM / "golden" / name / "out_jobs.csv", newline="") as fh:
         return {row["job_id"]: row for row in csv.DictReader(fh)}
 
 
 @pytest.fixture(scope="module")
 def kth():
-    return read_batsim_workload(SHARED / "workloads" / "kth_sp2.json")
+    return read_batsim_workload(SHARED_BATSIM / "workloads" / "kth_sp2.json")
 
 
 def _run(trace, **options):
@@ -80,7 +78,7 @@ def test_summary_matches_batsims_own_aggregates(kth):
     """Our metrics on our local run equal Batsim's out_schedule.csv figures."""
     result = _run(kth, policy="FCFS", reservation="machines")
     s = summarize(runs_frame(result.runs), kth.max_procs)
-    with open(SHARED / "golden" / "kth_sp2_easy_bf" / "out_schedule.csv", newline="") as fh:
+    with open(SHARED_BATSIM / "golden" / "kth_sp2_easy_bf" / "out_schedule.csv", newline="") as fh:
         sched = next(csv.DictReader(fh))
     assert s["avg_wait"] == pytest.approx(float(sched["mean_waiting_time"]), abs=1e-6)
     assert s["max_wait"] == float(sched["max_waiting_time"])
@@ -90,7 +88,7 @@ def test_summary_matches_batsims_own_aggregates(kth):
 
 def test_metrics_read_batsims_out_jobs_with_kills_and_reruns():
     """The dynamic-requeue run: job 3 killed after 25 s on 4 machines, rerun as 0000003#1."""
-    df = read_out_jobs(SHARED / "transcripts" / "dynamic_requeue_out_jobs.csv")
+    df = read_out_jobs(SHARED_BATSIM / "transcripts" / "dynamic_requeue_out_jobs.csv")
     s = summarize(df, 16)
     assert s["runs"] == 12 and s["jobs"] == 11
     assert s["killed_runs"] == 1 and s["restarted_jobs"] == 1

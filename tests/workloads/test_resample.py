@@ -3,16 +3,19 @@
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from pathlib import Path
 
 import pytest
-
 from bftune.workloads.errors import WorkloadError
 from bftune.workloads.model import JobRecord, Trace
-from bftune.workloads.resample import WEEK, resample, split_halves, week_picks, whole_weeks
+from bftune.workloads.resample import (
+    WEEK,
+    resample,
+    split_halves,
+    week_picks,
+    whole_weeks,
+)
 from bftune.workloads.swf import read_swf, write_swf
-
-KTH = Path(__file__).resolve().parents[2] / "shared" / "workloads" / "KTH-SP2-1996-2.1-cln.swf.gz"
+from locations import KTH
 
 T0 = 1000
 N_ORIG_WEEKS = 4
