@@ -46,7 +46,7 @@ from bftune.experiments.compare import diff_out_jobs
 from bftune.experiments.local_run import run_local, workload_info
 from bftune.experiments.outjobs import read_out_jobs
 from bftune.experiments.results import build_summary, jsonable, write_summary
-from bftune.schedulers.drivers.batsim.driver import DYNAMIC_JOB_FLAGS, BatsimDriver, config_may_requeue
+from bftune.schedulers.drivers.batsim.driver import DYNAMIC_JOB_FLAGS, BatsimDriver
 from bftune.schedulers.drivers.batsim.connection import BatsimConnectionError, Connection, bind_rep, serve
 from bftune.schedulers.config import SchedulerConfig
 from bftune.files import atomic_write_text
@@ -128,11 +128,6 @@ def batsim_command(exe: Path, platform: Path, workload: Path, endpoint: str, pre
     if dynamic_jobs:
         cmd.extend(DYNAMIC_JOB_FLAGS)
     return cmd
-
-
-def needs_dynamic_jobs(config: SchedulerConfig) -> bool:
-    """Whether the configuration may kill and requeue jobs (then Batsim needs dynamic jobs)."""
-    return config_may_requeue(config)
 
 
 # --- processes ------------------------------------------------------------------------------
@@ -225,7 +220,7 @@ def run_batsim(trace: Trace, config: SchedulerConfig, out_dir: str | os.PathLike
         config = replace(config, unix_start_time=trace.unix_start_time, timezone=config.timezone or trace.timezone)
     workload = write_batsim_workload(trace, out / "workload.json")
     platform = write_platform(m, out / "platform.xml")
-    dynamic = needs_dynamic_jobs(config) if dynamic_jobs is None else dynamic_jobs
+    dynamic = config.needs_dynamic_jobs if dynamic_jobs is None else dynamic_jobs
 
     driver = BatsimDriver(config)
     try:
@@ -349,7 +344,7 @@ def compare_backends(trace: Trace, config: SchedulerConfig, out_dir: str | os.Pa
     report = diff_out_jobs(read_out_jobs(out / "local" / "out_jobs.csv"),
                            read_out_jobs(out / "batsim" / "out_jobs.csv"), names=("local", "batsim"),
                            tolerance=tolerance)
-    metrics = ("jobs", "avg_wait", "max_wait", "avg_bsld", "makespan", "killed_runs", "wasted_work")
+    metrics = ("jobs", "rejected", "avg_wait", "max_wait", "avg_bsld", "makespan", "killed_runs", "wasted_work")
     report["summaries"] = {k: {"local": local_summary.get(k), "batsim": batsim_summary.get(k)}
                            for k in metrics if k in local_summary or k in batsim_summary}
     report["config"] = config.to_dict()

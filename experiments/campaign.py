@@ -876,13 +876,12 @@ def reference_classes(jobs, window: float = WEEK) -> list[str | None]:
 @lru_cache(maxsize=2)
 def _reference_classes(source_key: tuple) -> dict[str, str | None]:
     """Reference class per job name (the name the simulator gives it), per trace, cached in the worker."""
-    from bftune.schedulers.drivers.local.simulator import name_width
-    from bftune.workloads.batsim_json import batsim_job_id
+    from bftune.workloads.model import job_name, name_width
 
     trace = _base_trace(*source_key)
     width = name_width(j.id for j in trace.jobs)
     classes = reference_classes(trace.jobs)
-    return {batsim_job_id(j.id, width): c for j, c in zip(trace.jobs, classes)}
+    return {job_name(j.id, width): c for j, c in zip(trace.jobs, classes)}
 
 
 def _curve(times, values, origin: float, points: int) -> list[dict]:
@@ -1306,7 +1305,7 @@ def run_campaign(campaign: Campaign, out_dir: str | os.PathLike[str], *, workers
     if report:
         from bftune.experiments.report import build_report
 
-        build_report(out)
+        build_report(out, load_meta(out))
     return Outcome(total=len(specs), reused=reused, done=done, failures=failures, out_dir=out, wall_s=wall,
                    executor=desc)
 
@@ -1414,7 +1413,7 @@ def cmd_campaign(args: argparse.Namespace) -> int:
                 target = args.config
             if target is None:
                 raise CampaignError("--report-only needs the campaign directory: --report-only DIR or --out DIR")
-            path = build_report(target)
+            path = build_report(target, load_meta(target))
             print(f"wrote {path}")
             return 0
         if not args.config:

@@ -15,6 +15,7 @@ from typing import Callable
 
 from bftune import __version__
 from bftune.schedulers.config import ConfigError, SchedulerConfig
+from bftune.schedulers.options import OPTIONS, markdown_table
 from bftune.schedulers.core.durations import DurationError, parse_duration
 from bftune.schedulers.core.policies import REGISTRY, formula_of
 from bftune.workloads.errors import WorkloadError
@@ -44,68 +45,37 @@ def _workload_options() -> argparse.ArgumentParser:
 
 
 def _scheduler_options() -> argparse.ArgumentParser:
+    """Every scheduler option of the option table that has a flag, grouped by section.
+
+    Defaults stay None here, so that an option is passed on only when given:
+    the table supplies defaults, and an option given while its requirement
+    is unmet (``--epsilon`` without ``--selector``) is an error, not ignored.
+    """
     p = argparse.ArgumentParser(add_help=False)
-    g = p.add_argument_group("scheduler")
-    g.add_argument("--policy", help="queue order for both EASY queues (default FCFS); see `bftune policies`")
-    g.add_argument("--primary", help="primary queue order Pr (overrides --policy)")
-    g.add_argument("--backfill", dest="backfill_policy", metavar="POLICY",
-                   help="backfilling order Pb (default: the primary order)")
-    g.add_argument("--threshold", default="inf", help="waiting-time threshold Theta: 40h, 2d, 3600, inf (default inf)")
-    g.add_argument("--reservation", default="count", choices=["count", "machines"],
-                   help="reservation model: count (default, the studies') or machines (batsched easy_bf's)")
-    g.add_argument("--no-backfilling", action="store_true", help="strict order, no backfilling")
-    g.add_argument("--kill-after", metavar="DURATION",
-                   help="test option: kill every job once when it has run this long, and requeue it")
+    groups: dict[str, argparse._ArgumentGroup] = {}
+    for option in OPTIONS.values():
+        if option.cli is None or option.name == "seed":  # --seed is the workload group's: it seeds both
+            continue
+        g = groups.get(option.section) or groups.setdefault(option.section, p.add_argument_group(option.section))
+        helptext = f"{option.help} (default {option.doc_default()})"
+        if isinstance(option.default, bool):
+            g.add_argument(option.cli, dest=option.name, action="store_const", const=option.cli_value, default=None,
+                           help=option.help)
+        else:
+            g.add_argument(option.cli, dest=option.name, metavar=option.metavar, choices=option.choices,
+                           default=None, help=helptext)
+    g = groups["scheduler"]
+    g.add_argument("--primary", dest="primary", metavar="POLICY", help="primary queue order Pr (same as --policy)")
     g.add_argument("--tau", default="10", help="bounded-slowdown constant tau in seconds (default 10)")
-    g.add_argument("--fairness", action="store_true",
-                   help="also measure unfair delay and reservation violations (slower)")
-    g = p.add_argument_group("online policy selection (SPEC section 4)")
-    g.add_argument("--selector", choices=["fixed", "random", "full", "noisy", "bandit"],
-                   help="switch the policy of both queues at every period boundary")
-    g.add_argument("--period", default="1w", help="period Delta: 1d, 1w or any duration (default 1w)")
-    g.add_argument("--candidates", help="comma-separated candidate policies (default: the 12 from FCFS to SAF)")
-    g.add_argument("--epsilon", default="0.1", help="bandit exploration probability (default 0.1)")
-    g.add_argument("--decay", default="1", help="decay lambda of past periods' costs, in (0, 1] (default 1)")
-    g.add_argument("--noise", default="0.2", help="noisy feedback: factors uniform in [1-x, 1+x] (default 0.2)")
-    g = p.add_argument_group("small/large classification (SPEC section 5)")
-    g.add_argument("--classifier", choices=["rf", "class-clairvoyant", "runtime-clairvoyant"],
-                   help="small jobs first: rf (online random forest) or a clairvoyant baseline")
-    g.add_argument("--no-safeguard", action="store_true",
-                   help="do not kill small-queue jobs that run past the divider")
-    g.add_argument("--features", choices=["weekly", "live"], default="weekly",
-                   help="lag/aggregate features from jobs finished by the last retraining (weekly, the study's) "
-                        "or by now (live)")
     return p
 
 
 def config_from_args(args: argparse.Namespace) -> SchedulerConfig:
-    options: dict = {}
-    policy = args.primary or args.policy
-    if policy:
-        options["policy"] = policy
-    if args.backfill_policy:
-        options["backfill_policy"] = args.backfill_policy
-    options["threshold"] = args.threshold
-    options["reservation"] = args.reservation
-    if args.no_backfilling:
-        options["backfill"] = False
-    if args.kill_after:
-        options["kill_after"] = args.kill_after
-    if args.fairness:
-        options["fairness"] = True
-    if args.selector:
-        options.update(selector=args.selector, period=args.period, epsilon=args.epsilon, decay=args.decay,
-                       noise=args.noise, seed=args.seed)
-        if args.candidates:
-            options["candidates"] = args.candidates
-    elif args.candidates:
-        raise UsageError("--candidates needs --selector")
-    if args.classifier:
-        options.update(classifier=args.classifier, safeguard=not args.no_safeguard, features=args.features,
-                       seed=args.seed)
-    elif args.no_safeguard:
-        raise UsageError("--no-safeguard needs --classifier")
-    return SchedulerConfig.from_options(options)
+    """The options given on the command line, validated by the option table (errors name the flag)."""
+    flags = {name: option.cli for name, option in OPTIONS.items() if option.cli}
+    flags["primary"] = "--primary"
+    given = {name: getattr(args, name) for name in flags if getattr(args, name, None) is not None}
+    return SchedulerConfig.from_options(given, where=lambda name: flags.get(name, name))
 
 
 def tau_from_args(args: argparse.Namespace) -> float:
@@ -170,6 +140,20 @@ def cmd_policies(args: argparse.Namespace) -> int:
         print(f"  {policy.name:<{width}}  {formula_of(policy)}{dyn}")
     print("\nCompose them: --primary P --backfill Q (EASY-P-Q), --threshold 40h (jobs waiting longer go first, "
           "by r), --no-backfilling.")
+    return 0
+
+
+def cmd_options(args: argparse.Namespace) -> int:
+    """The option table: the same names in -o JSON and campaign TOML, flags on the command line."""
+    if args.markdown:
+        print(markdown_table())
+        return 0
+    width = max(len(name) for name in OPTIONS)
+    print("Scheduler options (pybatsim -o JSON and campaign TOML names; command-line flags):")
+    for option in OPTIONS.values():
+        flag = option.cli or "(no flag)"
+        needs = f"; needs {option.requires.says}" if option.requires else ""
+        print(f"  {option.name:<{width}}  {flag:<16} default {option.doc_default():<10} {option.help}{needs}")
     return 0
 
 
@@ -324,6 +308,10 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("policies", help="list the queue policies and their formulas")
     p.set_defaults(func=cmd_policies)
 
+    p = sub.add_parser("options", help="list every scheduler option (command line, pybatsim -o, campaign TOML)")
+    p.add_argument("--markdown", action="store_true", help="as the README's markdown table")
+    p.set_defaults(func=cmd_options)
+
     for name, helptext in (("batsim", "run the scheduler inside real Batsim (starts batsim and our scheduler)"),
                            ("compare", "run both backends and compare their decisions job by job")):
         p = sub.add_parser(name, parents=[wl, sc], help=helptext)
@@ -359,7 +347,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 #: Commands that start no thread or process of their own: they may skip interpreter teardown.
-_SELF_CONTAINED = {"demo", "simulate", "convert", "resample", "download", "policies"}
+_SELF_CONTAINED = {"demo", "simulate", "convert", "resample", "download", "policies", "options"}
 
 
 def entry() -> None:

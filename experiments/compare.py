@@ -72,7 +72,7 @@ def diff_out_jobs(a: pd.DataFrame, b: pd.DataFrame, names: tuple[str, str] = ("l
     diffs = pd.DataFrame(index=common)
     for f in TIME_FIELDS:
         d = (x[f] - y[f]).abs()
-        diffs[f] = d.fillna(math.inf) > tolerance
+        diffs[f] = (d > tolerance) | (x[f].isna() != y[f].isna())  # no time on both sides (rejected) is equal
         diffs[f + "_delta"] = d
     diffs["final_state"] = x["final_state"] != y["final_state"]
     diffs["allocated_resources"] = (x["allocated_resources"] != y["allocated_resources"]) if compare_alloc else False

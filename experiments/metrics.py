@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 KILLED = "COMPLETED_KILLED"
+REJECTED = "REJECTED"  # a job the scheduler rejected (it can never run): counted, never in the metrics
 
 
 def job_table(df: pd.DataFrame) -> pd.DataFrame:
@@ -22,7 +23,9 @@ def job_table(df: pd.DataFrame) -> pd.DataFrame:
 
     Columns: job, workload, submit, procs, walltime, start, end, runtime (final
     run's execution time), wait, state, kills, total_run_time, wasted_work.
+    Rejected jobs never ran: they are left out (``summarize`` counts them).
     """
+    df = df[df["final_state"] != REJECTED] if len(df) else df
     if df.empty:
         return pd.DataFrame(columns=["job", "workload", "submit", "procs", "walltime", "start", "end", "runtime",
                                      "wait", "state", "kills", "total_run_time", "wasted_work"])
@@ -65,9 +68,10 @@ def summarize(df: pd.DataFrame, m: int, tau: float = 10.0) -> dict:
     """Every per-run metric of SPEC section 3 that out_jobs.csv supports."""
     jobs = job_table(df)
     n = len(jobs)
+    rejected = int((df["final_state"] == REJECTED).sum()) if len(df) else 0
     if n == 0:
-        return {"jobs": 0, "runs": int(len(df)), "avg_wait": math.nan, "max_wait": math.nan, "avg_bsld": math.nan,
-                "max_bsld": math.nan, "mwbs": math.nan, "utilization": math.nan, "tau": tau}
+        return {"jobs": 0, "runs": int(len(df)), "rejected": rejected, "avg_wait": math.nan, "max_wait": math.nan,
+                "avg_bsld": math.nan, "max_bsld": math.nan, "mwbs": math.nan, "utilization": math.nan, "tau": tau}
     bsld = bounded_slowdown(jobs, tau)
     q = jobs["procs"].astype(float)
     span = float(jobs["end"].max() - jobs["submit"].min())
@@ -78,6 +82,7 @@ def summarize(df: pd.DataFrame, m: int, tau: float = 10.0) -> dict:
     return {
         "jobs": int(n),
         "runs": int(len(df)),
+        "rejected": rejected,
         "avg_wait": float(jobs["wait"].mean()),
         "max_wait": float(jobs["wait"].max()),
         "avg_bsld": float(bsld.mean()),

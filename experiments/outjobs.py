@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from bftune.schedulers.core import machines as ms
-from bftune.schedulers.drivers.local.simulator import Run
+from bftune.schedulers.drivers.local.simulator import REJECTED, Run
 from bftune.files import atomic_write_text
 from bftune.workloads.batsim_json import profile_name
 
@@ -26,11 +26,18 @@ COLUMNS = [
 ]
 
 
+NUMERIC_COLUMNS = ("starting_time", "execution_time", "finish_time", "waiting_time", "turnaround_time", "stretch",
+                   "consumed_energy")
+
+
 def _f(x: float) -> str:
     return f"{x:.6f}"
 
 
 def run_row(run: Run, workload: str = "w0") -> list[str]:
+    if run.state == REJECTED:  # as Batsim writes a rejected job: no times, no machines, no energy
+        return [run.id, workload, profile_name(run.runtime), _f(run.subtime), str(run.procs), _f(run.walltime),
+                "0", REJECTED, "", "", "", "", "", "", "", "", ""]
     execution = run.end - run.start
     wait = run.start - run.subtime
     turnaround = run.end - run.subtime
@@ -64,8 +71,10 @@ def write_out_jobs(runs: Iterable[Run], path: str | Path, workload: str = "w0") 
 def read_out_jobs(path: str | Path) -> pd.DataFrame:
     """Read an out_jobs.csv of either backend; job ids stay strings."""
     try:
+        # Text columns keep "" as text; a rejected job's empty times and energy are NaN (never ran).
         df = pd.read_csv(path, dtype={"job_id": str, "workload_name": str, "allocated_resources": str,
-                                      "metadata": str, "profile": str}, keep_default_na=False)
+                                      "metadata": str, "profile": str}, keep_default_na=False,
+                         na_values={c: [""] for c in NUMERIC_COLUMNS})
     except FileNotFoundError:
         raise
     except Exception as exc:  # pandas' parser errors name no file
@@ -85,9 +94,10 @@ def runs_frame(runs: Iterable[Run], workload: str = "w0") -> pd.DataFrame:
     runs = list(runs)
     if not runs:
         return pd.DataFrame({c: pd.Series(dtype=object) for c in COLUMNS})
+    rejected = np.array([r.state == REJECTED for r in runs], dtype=bool)
     sub = np.round(np.fromiter((r.subtime for r in runs), float, len(runs)), 6)
-    start = np.round(np.fromiter((r.start for r in runs), float, len(runs)), 6)
-    end = np.round(np.fromiter((r.end for r in runs), float, len(runs)), 6)
+    start = np.where(rejected, np.nan, np.round(np.fromiter((r.start for r in runs), float, len(runs)), 6))
+    end = np.where(rejected, np.nan, np.round(np.fromiter((r.end for r in runs), float, len(runs)), 6))
     execution = end - start
     turnaround = end - sub
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -109,7 +119,7 @@ def runs_frame(runs: Iterable[Run], workload: str = "w0") -> pd.DataFrame:
         "turnaround_time": turnaround,
         "stretch": np.round(stretch, 6),
         "allocated_resources": [ms.to_string(r.alloc or []) for r in runs],
-        "consumed_energy": -1.0,
+        "consumed_energy": np.where(rejected, np.nan, -1.0),
         "metadata": [str({"parent_job": f"{workload}!{r.first_id}", "nb_resubmit": r.attempt}) if r.attempt else ""
                      for r in runs],
     })

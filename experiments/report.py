@@ -667,12 +667,12 @@ def _classification_report(out: Path, meta: dict, lines: list[str]) -> None:
 # --- entry point --------------------------------------------------------------------------
 
 
-def build_report(out_dir: str | os.PathLike[str]) -> Path:
-    """Write ``report.md`` (+ plots and summary CSVs) of a campaign directory; return its path."""
-    from bftune.experiments.campaign import load_meta
+def build_report(out_dir: str | os.PathLike[str], meta: dict) -> Path:
+    """Write ``report.md`` (+ plots and summary CSVs) of a campaign directory; return its path.
 
+    ``meta`` is the directory's ``campaign.json`` (read by the campaign's store).
+    """
     out = Path(out_dir)
-    meta = load_meta(out)
     runs = _read(out, "runs")
     n_done = 0 if runs is None else len(runs)
     n_total = len(meta.get("specs", []))

@@ -123,10 +123,14 @@ import time
 from bisect import bisect_left, insort
 from collections import deque
 
-import numpy as np
-from sklearn.tree import DecisionTreeClassifier
+from typing import TYPE_CHECKING
 
-from bftune.learning.features import FEATURE_NAMES, N_FEATURES, Calendar, FeatureExtractor
+import numpy as np
+
+from bftune.learning.features import FEATURE_MODES, FEATURE_NAMES, N_FEATURES, Calendar, FeatureExtractor
+
+if TYPE_CHECKING:
+    from sklearn.tree import DecisionTreeClassifier
 
 WEEK = 604800.0
 
@@ -157,6 +161,11 @@ def fit_forest(X: np.ndarray, y: np.ndarray, *, n_estimators: int, seed: int, ma
     difference: ``min_samples_leaf`` counts duplicated rows.  All randomness
     comes from ``numpy.random.default_rng(seed)``, drawn in tree order.
     """
+    # scikit-learn takes 1.6-3.6 s to import on the project machine (python -X importtime):
+    # every scheduler configuration is built with this module imported, so the forest's
+    # engine is imported at the first retraining only, not at start-up.
+    from sklearn.tree import DecisionTreeClassifier
+
     n = len(y)
     size = n if max_samples is None else min(n, max_samples)
     rng = np.random.default_rng(seed)
@@ -290,8 +299,8 @@ class RuntimeClassifier:
         max_samples: int | None = DEFAULT_MAX_SAMPLES,
         train: bool = True,
     ) -> None:
-        if features not in ("weekly", "live"):
-            raise ValueError(f"features must be 'weekly' or 'live', not {features!r}")
+        if features not in FEATURE_MODES:
+            raise ValueError(f"features must be one of {', '.join(FEATURE_MODES)}, not {features!r}")
         if not week > 0:
             raise ValueError(f"week must be > 0, got {week}")
         if not divider_window > 0:

@@ -14,8 +14,10 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-import numpy as np
+if TYPE_CHECKING:  # the generator is passed in; this module itself needs no numpy
+    import numpy as np
 
 
 @dataclass

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import os
 import re
+import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
 from xml.sax.saxutils import quoteattr
@@ -151,8 +152,6 @@ def _check_m(m: int) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     """``python -m bftune.platforms.generator M PATH``: regenerate a shipped platform file."""
-    import sys
-
     args = sys.argv[1:] if argv is None else argv
     if len(args) != 2:
         print("usage: python -m bftune.platforms.generator M PATH", file=sys.stderr)

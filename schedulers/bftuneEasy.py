@@ -41,12 +41,15 @@ import sys
 import traceback
 
 import zmq
+from batsim import network
 from batsim.batsim import BatsimScheduler
-
-from bftune.schedulers.drivers.batsim import driver as _driver_module
-from bftune.schedulers.drivers.batsim.driver import BatsimDriver, BatsimSetupError
-from bftune.schedulers.drivers.batsim.connection import BatsimConnectionError, Connection
 from bftune.schedulers.config import ConfigError, SchedulerConfig
+from bftune.schedulers.drivers.batsim import driver as _driver_module
+from bftune.schedulers.drivers.batsim.connection import (
+    BatsimConnectionError,
+    Connection,
+)
+from bftune.schedulers.drivers.batsim.driver import BatsimDriver, BatsimSetupError
 from bftune.schedulers.drivers.batsim.protocol import ProtocolError
 
 NAME = "bftuneEasy"
@@ -60,8 +63,6 @@ def _bind_localhost_by_default() -> None:
     listens (rebinding afterwards would drop a Batsim that connected in
     between).
     """
-    from batsim import network
-
     if getattr(network.NetworkHandler.bind, "_bftune", False):
         return
     original = network.NetworkHandler.bind

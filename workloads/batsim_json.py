@@ -40,24 +40,19 @@ from typing import Any
 
 from bftune.files import atomic_write_text
 from bftune.workloads.errors import WorkloadError
-from bftune.workloads.model import JobRecord, Trace, sort_jobs
+from bftune.workloads.model import MIN_NAME_WIDTH, JobRecord, Trace, job_name, name_width, sort_jobs
 from bftune.workloads.swf import WalltimeFallback, trace_name_from_path
 
-#: Minimum width of zero-padded job ids (what the golden files use).
-MIN_ID_WIDTH = 7
-
-
 def id_width(trace: Trace) -> int:
-    """Width of the zero-padded ids for ``trace``: 7, or the digits of its largest id."""
-    largest = max((job.id for job in trace.jobs), default=0)
-    return max(MIN_ID_WIDTH, len(str(largest)))
+    """Width of the zero-padded job names of ``trace`` (see :func:`bftune.workloads.model.name_width`)."""
+    return name_width(job.id for job in trace.jobs)
 
 
-def batsim_job_id(job_id: int, width: int = MIN_ID_WIDTH) -> str:
-    """``15`` -> ``"0000015"`` (the job name inside workload ``w0``, without the ``w0!`` prefix)."""
+def batsim_job_id(job_id: int, width: int = MIN_NAME_WIDTH) -> str:
+    """``15`` -> ``"0000015"``: the job's name, checked to be a Batsim job number."""
     if job_id < 0:
         raise WorkloadError(f"job id {job_id} is negative: Batsim ids are zero-padded job numbers")
-    return str(job_id).zfill(width)
+    return job_name(job_id, width)
 
 
 def profile_name(runtime: int | float) -> str:

@@ -59,6 +59,25 @@ class Trace:
         return replace(self, jobs=jobs, **changes)
 
 
+#: Minimum width of zero-padded job names (what Batsim's golden files use).
+MIN_NAME_WIDTH = 7
+
+
+def name_width(ids) -> int:
+    """The one zero-padded width of every job name of a workload: 7, or the digits of its largest id.
+
+    Zero-padding to one width makes string order numeric order, which
+    batsched's tie-break between equal submission times relies on; the Batsim
+    workload converter and the local simulator both name jobs with it.
+    """
+    return max(MIN_NAME_WIDTH, len(str(max(ids, default=0))))
+
+
+def job_name(job_id: int, width: int = MIN_NAME_WIDTH) -> str:
+    """``15`` -> ``"0000015"`` (the job's name inside its workload, without the ``w0!`` prefix)."""
+    return str(job_id).zfill(width)
+
+
 def _order_key(job: JobRecord) -> tuple[float, int]:
     return (job.submit, job.id)
 

@@ -9,8 +9,9 @@ from bftune.schedulers.core.jobs import Job
 
 @dataclass(slots=True)
 class Kill:
-    """Stop a running job now.  If ``requeue`` is set, the driver submits that
-    run once the kill is done (restart from scratch, same r_j)."""
+    """Stop a running job now.  If ``requeue`` is set, the core queues that run
+    when the driver reports the kill done (``Core.end(..., COMPLETED_KILLED)``
+    returns it, so that the driver can register it with its backend)."""
 
     job: Job
     reason: str
@@ -18,16 +19,26 @@ class Kill:
 
 
 @dataclass(slots=True)
-class Decisions:
-    """Starts (each job carries its ``alloc``), kills and wake-up requests.
+class Reject:
+    """A job that can never run on this machine (the backend is told so; it never waits)."""
 
-    Drivers apply starts and kills at the pass's time; a wake-up at time T
-    guarantees a pass at T even if nothing else happens then.
+    job: Job
+    reason: str
+
+
+@dataclass(slots=True)
+class Decisions:
+    """Starts (each job carries its ``alloc``), kills, rejects and wake-up requests.
+
+    Drivers apply them at the pass's time: a reject tells the backend that a
+    job can never run (Batsim: REJECT_JOB; local: a REJECTED row); a wake-up
+    at time T guarantees a pass at T even if nothing else happens then.
     """
 
     starts: list[Job] = field(default_factory=list)
     kills: list[Kill] = field(default_factory=list)
+    rejects: list[Reject] = field(default_factory=list)
     wakeups: list[float] = field(default_factory=list)
 
     def __bool__(self) -> bool:
-        return bool(self.starts or self.kills or self.wakeups)
+        return bool(self.starts or self.kills or self.rejects or self.wakeups)

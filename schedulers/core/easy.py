@@ -39,7 +39,9 @@ class Reservation:
 
 
 class Easy:
-    """EASY backfilling; the orders are attributes so selectors can swap them."""
+    """EASY backfilling with a primary and a backfilling order."""
+
+    may_kill = False  # EASY never kills: only hooks (safeguards) or preemptive algorithms do
 
     def __init__(self, primary: Order, backfill: Order | None = None, reservation: str = "count",
                  backfill_enabled: bool = True) -> None:
@@ -50,6 +52,15 @@ class Easy:
         self.reservation = reservation
         self.backfill_enabled = backfill_enabled
         self.last_reservation: Reservation | None = None
+
+    @property
+    def priority(self) -> Order:
+        return self.primary
+
+    def use_order(self, order: Order) -> None:
+        """Both queues by ``order`` (a selector's per-period switch)."""
+        self.primary = order
+        self.backfill = order
 
     def describe(self) -> str:
         if not self.backfill_enabled:

@@ -25,9 +25,10 @@ run to completion in the small queue's slots).
 
 from __future__ import annotations
 
-from bftune.schedulers.core.engine import Core, Hook
 from bftune.schedulers.core.decisions import Decisions
+from bftune.schedulers.core.engine import Core, Hook
 from bftune.schedulers.core.jobs import EndState, Job
+from bftune.schedulers.hooks.killing import KillWatch
 
 SMALL, LARGE = 0, 1
 MODES = ("rf", "class-clairvoyant", "runtime-clairvoyant")
@@ -46,8 +47,9 @@ class SmallFirst(Hook):
         self.mode = mode
         self.clf = classifier
         self.safeguard = safeguard and mode != "runtime-clairvoyant"
-        self._watch: dict[str, float] = {}  # run id -> kill time
-        self._new: list[float] = []
+        self.may_kill = self.safeguard
+        self.kill_reason = "the classifier's safeguard"
+        self._watch = KillWatch()
         self.kills = 0
 
     def _oracle(self, core: Core, job: Job) -> float:
@@ -78,35 +80,25 @@ class SmallFirst(Hook):
         divider = self.clf.divider(now)
         if divider is None or job.walltime <= divider:
             return
-        self._watch[job.id] = now + divider
-        self._new.append(now + divider)
+        self._watch.watch(job, now + divider)
         job.tag("divider_at_start", float(divider))
 
     def on_end(self, core: Core, job: Job, now: float, state: EndState) -> None:
-        self._watch.pop(job.id, None)
+        self._watch.forget(job.id)
         self.clf.advance(now)
         if state is not EndState.COMPLETED_KILLED:
             self.clf.finished(job.first_id, now - job.start, now)
 
     def before_pass(self, core: Core, now: float, decisions: Decisions) -> None:
         self.clf.advance(now)
-        if not self._watch:
-            return
-        due = sorted(rid for rid, t in self._watch.items() if t <= now)
-        for rid in due:
-            del self._watch[rid]
-            job = core.machine.running.get(rid)
-            if job is None:
-                continue
+        for job in self._watch.due(core, now):
             rerun = job.rerun()
             rerun.qclass = LARGE
             self.kills += 1
             core.kill(job, "small job ran past the divider", decisions, requeue=rerun)
 
     def after_pass(self, core: Core, now: float, decisions: Decisions) -> None:
-        if self._new:
-            decisions.wakeups.extend(self._new)
-            self._new.clear()
+        self._watch.request_wakeups(decisions)
 
     def report(self) -> dict:
         cls = dict(self.clf.report())

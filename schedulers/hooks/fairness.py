@@ -39,7 +39,7 @@ class FairnessMonitor(Hook):
             self.violations[job.first_id] = now - s
 
     def after_pass(self, core: Core, now: float, decisions: Decisions) -> None:
-        order = core.algorithm.primary
+        order = core.algorithm.priority
         head = next(iter(core.queue.iterate(order, now)), None)
         if head is None:
             return

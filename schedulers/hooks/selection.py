@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Callable
 
 import numpy as np
 
@@ -49,29 +50,25 @@ class _Seen:
     policy: str = ""  # policy in force when the job finished (bandit charging)
 
 
-def period_waits(jobs: list[JobRecord], m: int, policy: str, threshold: float, reservation: str) -> float:
-    """w(t; P): summed waits of ``jobs`` replayed alone under EASY(P, Theta) from an empty machine."""
-    from bftune.schedulers.config import SchedulerConfig
-    from bftune.schedulers.drivers.local.simulator import simulate
-
-    if not jobs:
-        return 0.0
-    cfg = SchedulerConfig(policy=policy, threshold=threshold, reservation=reservation)
-    result = simulate(jobs, m, cfg.build(m))
-    return float(sum(run.start - run.subtime for run in result.runs))
+#: w(t; P): the summed waits of ``jobs`` replayed alone on an m-processor machine under
+#: EASY(P, Theta) from an empty machine.  The hook is handed one (the local driver's
+#: ``PeriodReplay``) rather than reaching for a simulator itself.
+Replay = Callable[[list[JobRecord], int, str], float]
 
 
 class PolicySelection(Hook):
     """Choose the EASY policy per period with a ``Selector``; log every choice."""
 
-    def __init__(self, selector: Selector, period: float, threshold: float, reservation: str = "count",
+    def __init__(self, selector: Selector, period: float, threshold: float, replay: Replay | None = None,
                  seed: int = 0) -> None:
         if not (period > 0 and math.isfinite(period)):
             raise ValueError(f"period must be a positive duration, got {period}")
+        if selector.needs_simulation and replay is None:
+            raise ValueError(f"the {selector.name} selector needs a replay of past periods")
         self.selector = selector
         self.period = period
         self.threshold = threshold
-        self.reservation = reservation
+        self.replay = replay
         self.rng = np.random.default_rng(seed)
         self.origin: float | None = None
         self.index = -1  # current period
@@ -119,9 +116,7 @@ class PolicySelection(Hook):
         policy = self.selector.choose(index, self.rng)
         self.index = index
         self.current = policy
-        order = Order.of(policy, self.threshold)
-        core.algorithm.primary = order
-        core.algorithm.backfill = order
+        core.use_order(Order.of(policy, self.threshold))
         entry = {"period": index, "start": self.origin + index * self.period, "policy": policy}
         costs = self.selector.costs()
         if costs is not None:
@@ -144,8 +139,7 @@ class PolicySelection(Hook):
                           runtime=(s.end - s.start) if s.end < boundary else s.walltime, walltime=s.walltime)
                 for s in submitted
             ]
-            simulated = {p: period_waits(records, core.m, p, self.threshold, self.reservation)
-                         for p in self.selector.candidates}
+            simulated = {p: self.replay(records, core.m, p) for p in self.selector.candidates}
         self._forget(start)
         return Observation(period=index, used=self.current, simulated=simulated, real_wait=real_wait,
                            finished=len(finished))

@@ -7,10 +7,7 @@ import subprocess
 
 import pytest
 from bftune.experiments.cli import main
-from locations import SHARED
-
-SHARED = SHARED
-KTH = SHARED / "workloads" / "KTH-SP2-1996-2.1-cln.swf.gz"
+from locations import KTH, SHARED
 REQUIRED_SUMMARY_KEYS = {"jobs", "avg_wait", "max_wait", "avg_bsld", "mwbs", "utilization", "tau", "cleaning", "config"}
 
 SWF_HEADER = "; Version: 2.2\n; MaxProcs: 8\n; UnixStartTime: 0\n"
@@ -78,6 +75,18 @@ def test_synthetic_workload_and_reservation_models(tmp_path):
     (["simulate", "--synthetic", "10", "--tau", "-3"], "tau"),
     (["simulate"], "--trace FILE or --synthetic N"),
     (["simulate", "--synthetic", "0"], "positive"),
+    # One option table: an option that would be ignored is an error naming the flags.
+    (["simulate", "--synthetic", "10", "--epsilon", "0.3"], "--epsilon needs --selector"),
+    (["simulate", "--synthetic", "10", "--period", "1d"], "--period needs --selector"),
+    (["simulate", "--synthetic", "10", "--features", "live"], "--features needs --classifier"),
+    (["simulate", "--synthetic", "10", "--no-safeguard"], "--no-safeguard needs --classifier"),
+    (["simulate", "--synthetic", "10", "--no-backfilling", "--backfill", "SPF"], "--backfill needs backfilling"),
+    (["simulate", "--synthetic", "10", "--no-backfilling", "--reservation", "machines"],
+     "--reservation needs backfilling"),
+    (["simulate", "--synthetic", "10", "--policy", ""], "--policy: expected a policy name"),
+    (["simulate", "--synthetic", "10", "--selector", "bandit", "--epsilon", "2"], "--epsilon: expected a number in"),
+    (["simulate", "--synthetic", "10", "--seed", "-1"], "--seed: expected an integer >= 0"),
+    (["simulate", "--synthetic", "10", "--policy", "SAF", "--primary", "SPF"], "given twice"),
 ])
 def test_bad_input_is_one_clear_line(argv, message, capsys):
     assert main(argv) == 2

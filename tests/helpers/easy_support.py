@@ -5,23 +5,25 @@ from __future__ import annotations
 import gzip
 from pathlib import Path
 
+from bftune.schedulers.config import SchedulerConfig
+from bftune.schedulers.drivers.local.simulator import simulate
+from bftune.workloads.model import JobRecord
+
 # --- running our simulator ------------------------------------------------------
 
 
 def run_ours(jobs, m, policy="FCFS", backfill_policy=None, theta=float("inf"),
              backfill=True, **options):
-    """Our simulator on (id, submit, procs, runtime, walltime) tuples; returns SimResult."""
-    from bftune.schedulers.config import SchedulerConfig
-    from bftune.schedulers.drivers.local.simulator import simulate
+    """Our simulator on (id, submit, procs, runtime, walltime) tuples; returns SimResult.
 
-    cfg = SchedulerConfig(policy=policy, backfill_policy=backfill_policy, threshold=theta,
+    Without backfilling there is no backfilling order: ``backfill_policy`` is then dropped.
+    """
+    cfg = SchedulerConfig(policy=policy, backfill_policy=backfill_policy if backfill else None, threshold=theta,
                           reservation="count", backfill=backfill, **options)
     return simulate(to_records(jobs), m, cfg.build(m))
 
 
 def to_records(jobs):
-    from bftune.workloads.model import JobRecord
-
     out = []
     for j in jobs:
         if isinstance(j, JobRecord):

@@ -22,9 +22,9 @@ backends take the same decisions:
   (each time requested once);
 - a kill with a requeue: Batsim answers KILL_JOB with a message holding
   JOB_COMPLETED(COMPLETED_KILLED) + JOB_KILLED: the local simulator's kill
-  acknowledgement batch, in which the killed run frees its machines and its
-  prepared rerun (``<id>#<n>``, original r_j) joins the queue at once, in
-  the order the kills were decided; then the pass.  The reply registers the
+  acknowledgement batch, in which the killed run frees its machines and the
+  core queues the rerun it prepared at the kill (``<id>#<n>``, original r_j;
+  ``Core.end`` returns it); then the pass.  The reply registers the
   rerun as a dynamic job ``<workload>!<id>#<n>`` re-using the killed job's
   profile, with pybatsim's resubmission metadata, *before* any EXECUTE_JOB
   that starts it (Batsim 4.2.1 accepts REGISTER_JOB + EXECUTE_JOB of the
@@ -57,8 +57,8 @@ Job mapping: Batsim id ``w0!0000015`` -> core ``Job(id="0000015",
 seq=15, submit=subtime, procs=res, walltime=walltime, user=user)``.  Names
 that are not numbers get ``seq`` from a counter starting at 2**62 (after
 every job number, in order of arrival).  Jobs that can never run (more
-processors than the machine, no positive walltime) are rejected with
-REJECT_JOB and listed in ``warnings``.
+processors than the machine, no positive walltime) are rejected by the core;
+the driver sends REJECT_JOB and lists them in ``warnings``.
 
 Every protocol violation raises :class:`ProtocolError` (malformed input, an
 unknown event, a completion of a job that is not running...), and a Batsim
@@ -75,7 +75,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from bftune.schedulers.core import machines as ms
+from procset import ProcSet
+
 from bftune.schedulers.config import SchedulerConfig
 from bftune.schedulers.core.engine import Core
 from bftune.schedulers.core.jobs import EndState, Job, delay_outcome
@@ -96,13 +97,18 @@ _NON_NUMERIC_SEQ = 2 ** 62
 _END_STATES = {s.value: s for s in EndState}
 
 
+def alloc_text(intervals) -> str:
+    """A core allocation (inclusive intervals) in Batsim's interval-set notation (``"0-3 7"``).
+
+    procset is the interval-set library of Batsim's own Python tools: the wire
+    format is theirs, while the core keeps its own fast interval lists (tests
+    check that both agree).
+    """
+    return str(ProcSet(*intervals))
+
+
 class BatsimSetupError(RuntimeError):
     """Batsim was started without an option this scheduler configuration needs."""
-
-
-def config_may_requeue(config: SchedulerConfig) -> bool:
-    """Whether a configuration kills and requeues jobs (see ``SchedulerConfig.may_requeue``)."""
-    return config.may_requeue
 
 
 @dataclass(slots=True)
@@ -179,11 +185,8 @@ class BatsimDriver:
         self.warnings: list[str] = []
         self._jobs: dict[str, _Entry] = {}  # Batsim id -> entry
         self._batsim_id: dict[str, str] = {}  # core job id -> Batsim id
-        self._requeue: dict[str, Job] = {}  # Batsim id of a run being killed -> its rerun
         self._awaiting: dict[str, Job] = {}  # Batsim id of a rerun registered, not yet acknowledged
-        self._kill_order: dict[str, int] = {}  # Batsim id of a run being killed -> rank of the decision
         self._ends_at: dict[float, int] = {}  # time -> running runs that will end then (known delays)
-        self._kills_decided = 0
         self._calls: set[float] = set()  # CALL_ME_LATER times asked and not yet called
         self._next_seq = _NON_NUMERIC_SEQ
 
@@ -201,14 +204,10 @@ class BatsimDriver:
     def m(self) -> int:
         return self.core.m if self.core is not None else 0
 
-    def needs_requeue(self) -> bool:
-        """Whether this configuration kills and requeues jobs (needs dynamic jobs in Batsim)."""
-        return config_may_requeue(self.config)
-
     def idle(self) -> bool:
         core = self.core
         return (core is None or (not core.queue.jobs and not core.machine.running and not core.killing)) \
-            and not self._requeue and not self._awaiting
+            and not self._awaiting
 
     def progress(self) -> dict:
         """A snapshot for progress displays."""
@@ -235,21 +234,14 @@ class BatsimDriver:
             kinds = ", ".join(e.TYPE for e in msg.events) or "no event"
             raise ProtocolError(f"Batsim message at now={now}: the first message must hold SIMULATION_BEGINS, got {kinds}")
         self.now = now
-        out: list[Event] = []  # registrations and rejections, then the pass's starts, kills and wake-ups
-        requeued: list[tuple[int, JobCompleted]] = []
+        out: list[Event] = []  # reruns' registrations, then the pass's rejects, starts, kills and wake-ups
         for ev in batch.completed:
-            order = self._complete(ev, now)
-            if order is not None:
-                requeued.append((order, ev))
-        # A killed run's rerun joins the queue in the acknowledgement batch (in the order the
-        # kills were decided), as in the local simulator; it is registered in this reply.
-        for _, ev in sorted(requeued, key=lambda x: x[0]):
-            self._requeue_run(ev.job_id, now, out)
+            self._complete(ev, now, out)
         for ev in batch.killed:
             self._killed(ev, now)
         scheduling = bool(batch.completed or batch.killed or batch.calls)
         for ev in sorted(batch.submitted, key=lambda e: (e.subtime, e.job_id)):
-            scheduling |= self._submit(ev, now, out)
+            scheduling |= self._submit(ev, now)
         if batch.calls:
             self._calls = {t for t in self._calls if t > now}
         for ev in batch.notifies:
@@ -350,11 +342,10 @@ class BatsimDriver:
         self.begins = ev
         self.dynamic = ev.dynamic_jobs_enabled
         self.started = True
-        if self.needs_requeue():
-            why = "kill_after" if self.config.kill_after is not None else "the classifier's safeguard"
-            self._check_dynamic(f"this configuration kills and requeues jobs ({why})")
         self.core = self._core_factory(m)
         self.core.runtime_oracle = self.true_runtime
+        if self.core.may_kill:
+            self._check_dynamic(f"this configuration kills and requeues jobs ({', '.join(self.core.kill_reasons())})")
         if self.instant_barrier:
             self._load_expected_submissions(ev)
 
@@ -391,8 +382,8 @@ class BatsimDriver:
             raise ProtocolError(f"Batsim message at now={now}: {what} for job {job_id!r}, which was never submitted")
         return entry
 
-    def _complete(self, ev: JobCompleted, now: float) -> int | None:
-        """Apply a completion; a killed run to requeue is left to ``_requeue_run`` (returns its kill rank)."""
+    def _complete(self, ev: JobCompleted, now: float, out: list[Event]) -> None:
+        """Apply a completion; the rerun the core queues for a killed run is registered in ``out``."""
         entry = self._entry(ev.job_id, "JOB_COMPLETED", now)
         job = entry.job
         if entry.done or job.id not in self.core.machine.running:
@@ -402,21 +393,18 @@ class BatsimDriver:
         if state is None:
             raise ProtocolError(f"Batsim message at now={now}: job {ev.job_id!r} ended as {ev.job_state}, which this "
                                 "scheduler does not handle (it runs delay jobs only)")
-        expected = ms.to_string(job.alloc or [])
-        if ev.alloc and ev.alloc != expected and ms.parse(ev.alloc) != job.alloc:
+        expected = alloc_text(job.alloc or [])
+        if ev.alloc and ev.alloc != expected and ProcSet.from_str(ev.alloc) != ProcSet(*(job.alloc or [])):
             raise ProtocolError(f"Batsim message at now={now}: JOB_COMPLETED for {ev.job_id!r} reports alloc "
                                 f"{ev.alloc!r}, but it was started on {expected!r}")
-        requeue = None
-        if state is EndState.COMPLETED_KILLED:
-            requeue = self._kill_order.get(ev.job_id, 0) if ev.job_id in self._requeue else None
-        elif self._requeue.pop(ev.job_id, None) is not None:
+        if state is not EndState.COMPLETED_KILLED and job.id in self.core.killing:
             self.warnings.append(f"job {ev.job_id} ended ({ev.job_state}) before its kill took effect; not requeued")
         entry.done = True
-        if requeue is None:
-            self._end_run(entry, now, state)
-        return requeue
+        rerun = self._end_run(entry, now, state)
+        if rerun is not None:
+            self._register_rerun(entry, rerun, now, out)
 
-    def _end_run(self, entry: _Entry, now: float, state: EndState) -> None:
+    def _end_run(self, entry: _Entry, now: float, state: EndState) -> Job | None:
         if entry.end_at is not None:
             left = self._ends_at[entry.end_at] - 1
             if left:
@@ -424,19 +412,18 @@ class BatsimDriver:
             else:
                 del self._ends_at[entry.end_at]
             entry.end_at = None
-        self.core.end(entry.job.id, now, state)
+        rerun = self.core.end(entry.job.id, now, state)
         self.stats.completed += 1
         if state is EndState.COMPLETED_KILLED:
             self.stats.killed += 1
         elif state is EndState.COMPLETED_WALLTIME_REACHED:
             self.stats.walltime_reached += 1
+        return rerun
 
-    def _requeue_run(self, job_id: str, now: float, out: list[Event]) -> None:
-        """End a killed run, queue its rerun (original r_j) and register it in Batsim."""
-        entry = self._jobs[job_id]
-        rerun = self._requeue.pop(job_id)
+    def _register_rerun(self, entry: _Entry, rerun: Job, now: float, out: list[Event]) -> None:
+        """Register in Batsim the rerun the core queued for a killed run (a dynamic job reusing its profile)."""
+        job_id = f"{entry.workload}!{entry.job.id}"
         self._check_dynamic(f"job {job_id} was killed to be requeued")
-        self._end_run(entry, now, EndState.COMPLETED_KILLED)
         rerun_id = f"{entry.workload}!{rerun.id}"
         if rerun_id in self._jobs or rerun.id in self._batsim_id:
             raise ProtocolError(f"Batsim message at now={now}: the rerun {rerun_id!r} of {job_id!r} already exists")
@@ -451,7 +438,6 @@ class BatsimDriver:
         self._awaiting[rerun_id] = rerun
         self.stats.reruns += 1
         self.stats.submitted += 1
-        self.core.submit(rerun, now)
 
     def _killed(self, ev: JobKilled, now: float) -> None:
         """JOB_KILLED follows the JOB_COMPLETED (COMPLETED_KILLED) of the same runs: only checked."""
@@ -460,9 +446,8 @@ class BatsimDriver:
             if not entry.done:
                 raise ProtocolError(f"Batsim message at now={now}: JOB_KILLED for {job_id!r} without its "
                                     "JOB_COMPLETED (COMPLETED_KILLED)")
-            self._kill_order.pop(job_id, None)
 
-    def _submit(self, ev: JobSubmitted, now: float, out: list[Event]) -> bool:
+    def _submit(self, ev: JobSubmitted, now: float) -> bool:
         """Queue a new job; True if it is a scheduling event (a rerun's acknowledgement is not)."""
         job_id = ev.job_id
         if self._awaiting.pop(job_id, None) is not None:
@@ -474,17 +459,6 @@ class BatsimDriver:
         if job_id in self._jobs:
             raise ProtocolError(f"Batsim message at now={now}: job {job_id!r} was submitted twice")
         workload, name = split_job_id(job_id)
-        reason = None
-        if ev.res > self.core.m:
-            reason = f"asks for {ev.res} processors; the machine has {self.core.m}"
-        elif ev.walltime <= 0:
-            reason = "has no positive walltime"
-        if reason is not None:
-            self._arrived(ev.subtime)
-            out.append(RejectJob(now, job_id=job_id))
-            self.warnings.append(f"rejected job {job_id}: it {reason}")
-            self.stats.rejected += 1
-            return False
         if name.isascii() and name.isdigit():
             seq = int(name)
         else:
@@ -498,8 +472,8 @@ class BatsimDriver:
         self._jobs[job_id] = _Entry(job, workload, ev.profile_name, ev.job,
                                     self._profile_delay(workload, ev.profile_name, ev.profile))
         self._batsim_id[job.id] = job_id
-        self.core.submit(job, now)
-        self.stats.submitted += 1
+        if self.core.submit(job, now):  # one the core rejects is answered by the pass (REJECT_JOB)
+            self.stats.submitted += 1
         return True
 
     def _arrived(self, subtime: float) -> None:
@@ -524,9 +498,15 @@ class BatsimDriver:
         decisions = self.core.decide(now)
         self.stats.passes += 1
         ids = self._batsim_id
+        for reject in decisions.rejects:
+            job_id = ids[reject.job.id]
+            out.append(RejectJob(now, job_id=job_id))
+            self.warnings.append(f"rejected job {job_id}: it {reject.reason}")
+            self.stats.rejected += 1
+            self._jobs[job_id].done = True
         for job in decisions.starts:
             job_id = ids[job.id]
-            out.append(ExecuteJob(now, job_id=job_id, alloc=ms.to_string(job.alloc)))
+            out.append(ExecuteJob(now, job_id=job_id, alloc=alloc_text(job.alloc)))
             entry = self._jobs[job_id]
             if entry.runtime is not None:
                 end = now + delay_outcome(entry.runtime, job.walltime)[0]
@@ -540,9 +520,6 @@ class BatsimDriver:
                 kill_ids.append(job_id)
                 if kill.requeue is not None:
                     self._check_dynamic(f"the scheduler killed job {job_id} to requeue it")
-                    self._requeue[job_id] = kill.requeue
-                self._kill_order[job_id] = self._kills_decided
-                self._kills_decided += 1
             out.append(KillJob(now, job_ids=tuple(kill_ids)))
         for t in decisions.wakeups:
             if t not in self._calls:

@@ -8,12 +8,15 @@ the same grouping:
    (submit, id) order, requested calls at t are due, and one pass runs;
 2. kills decided by a pass take effect at t: their acknowledgement is a
    second batch at t (Batsim's JOB_COMPLETED(KILLED) + JOB_KILLED message)
-   in which the killed runs free their machines *and* their reruns join the
-   queue, keeping the job's r_j; then one pass.  So a rerun competes for the
-   machines its kill freed with its original priority (the Batsim driver
-   registers the rerun and may start it in the same reply, which Batsim 4.2
-   accepts; the JOB_SUBMITTED that acknowledges the registration later is
-   not a scheduling event).
+   in which the killed runs free their machines *and* the core queues their
+   reruns (``Core.end`` returns each, keeping the job's r_j); then one pass.
+   So a rerun competes for the machines its kill freed with its original
+   priority (the Batsim driver registers the rerun and may start it in the
+   same reply, which Batsim 4.2 accepts; the JOB_SUBMITTED that acknowledges
+   the registration later is not a scheduling event);
+3. a job the core rejects (it can never run on this machine) becomes a
+   REJECTED row at the pass that rejects it, as Batsim writes one after a
+   REJECT_JOB.
 
 A job of delay d and walltime w ends at start + min(d, w); when d >= w it ends
 as COMPLETED_WALLTIME_REACHED (Batsim does the same for d == w).
@@ -23,13 +26,17 @@ from __future__ import annotations
 
 import heapq
 from dataclasses import dataclass, field
-from typing import Callable, Iterable
+from typing import Callable
 
+from bftune.gcpause import paused_gc
+from bftune.schedulers.core.easy import Easy
 from bftune.schedulers.core.engine import Core
 from bftune.schedulers.core.jobs import EndState, Job, delay_outcome
 from bftune.schedulers.core.machines import Interval
-from bftune.gcpause import paused_gc
-from bftune.workloads.batsim_json import MIN_ID_WIDTH
+from bftune.schedulers.core.ordering import Order
+from bftune.workloads.model import JobRecord, name_width
+
+REJECTED = "REJECTED"
 
 
 @dataclass(slots=True)
@@ -63,11 +70,6 @@ class SimResult:
     algorithm: str
     report: dict = field(default_factory=dict)
     passes: int = 0
-
-
-def name_width(ids: Iterable[int]) -> int:
-    """The one zero-padded width of every job name (as the Batsim workload converter writes them)."""
-    return max([MIN_ID_WIDTH] + [len(str(i)) for i in ids])
 
 
 class Simulator:
@@ -113,10 +115,15 @@ class Simulator:
         decisions = core.decide(now)
         self.passes += 1
         runs = self.runs
+        for reject in decisions.rejects:
+            run = runs.pop(reject.job.id)
+            run.state = REJECTED
+            self.finished.append(run)
         for job in decisions.starts:
             run = runs[job.id]
             run.start = now
             run.alloc = job.alloc
+            run.info = job.info  # tags are set at submission and start (classes, divider)
             duration = delay_outcome(run.runtime, run.walltime)[0]
             self._tie += 1
             heapq.heappush(self._ends, (now + duration, self._tie, job.id))
@@ -126,14 +133,13 @@ class Simulator:
             self.on_pass(now, decisions)
         return decisions.kills
 
-    def _end(self, run_id: str, now: float, state: EndState) -> None:
+    def _end(self, run_id: str, now: float, state: EndState) -> Job | None:
+        """Apply a run's end; returns the rerun the core queued for it, if any."""
         run = self.runs.pop(run_id)
         run.end = now
         run.state = state.value
-        job = self.core.end(run_id, now, state)
-        if job.info:
-            run.info = dict(job.info)
         self.finished.append(run)
+        return self.core.end(run_id, now, state)
 
     # --- main loop --------------------------------------------------------------
 
@@ -184,11 +190,10 @@ class Simulator:
                 for kill in kills:
                     run_id = kill.job.id
                     runtime = runs[run_id].runtime
-                    self._end(run_id, t, EndState.COMPLETED_KILLED)
+                    rerun = self._end(run_id, t, EndState.COMPLETED_KILLED)
                     killed_runs.add(run_id)
-                    if kill.requeue is not None:
-                        self._register(kill.requeue, runtime, t)
-                        core.submit(kill.requeue, t)
+                    if rerun is not None:
+                        self._register(rerun, runtime, t)
                 kills = self._pass(t)
         if runs:
             stuck = ", ".join(sorted(runs)[:5])
@@ -202,3 +207,23 @@ def simulate(jobs, m: int, core: Core, workload: str = "w0") -> SimResult:
     """Run ``jobs`` (JobRecords) on an m-processor machine under ``core``."""
     with paused_gc():
         return Simulator(jobs, m, core, workload).run()
+
+
+@dataclass(frozen=True)
+class PeriodReplay:
+    """w(t; P) for full/noisy feedback: the summed waits of a period's jobs replayed alone
+    under EASY(P, Theta) from an empty machine, in this simulator (SPEC section 4).
+
+    Handed to the policy-selection hook by the configuration, so that the hook
+    never reaches for a driver itself; a frozen dataclass so that it pickles.
+    """
+
+    threshold: float
+    reservation: str = "count"
+
+    def __call__(self, jobs: list[JobRecord], m: int, policy: str) -> float:
+        if not jobs:
+            return 0.0
+        order = Order.of(policy, self.threshold)
+        result = simulate(jobs, m, Core(m, Easy(order, order, reservation=self.reservation)))
+        return float(sum(run.start - run.subtime for run in result.runs))

@@ -196,3 +196,16 @@ def test_selector_period_choices_match_the_local_run(kth, tmp_path, selector):
     assert [p["policy"] for p in batsim] == [p["policy"] for p in local]
     assert [p.get("costs") for p in batsim] == [p.get("costs") for p in local]
     assert len({p["policy"] for p in local}) > 1  # the selector really switched
+
+
+def test_a_job_that_can_never_run_is_rejected_the_same_way_by_both_backends(tmp_path):
+    from bftune.workloads.model import JobRecord, Trace
+
+    jobs = [JobRecord(1, 0.0, 2, 10.0, 20.0, user=1), JobRecord(2, 0.0, 9, 10.0, 20.0, user=1),
+            JobRecord(3, 5.0, 4, 10.0, 20.0, user=1)]
+    report = compare_backends(Trace(jobs, max_procs=4, name="rej"), SchedulerConfig(), tmp_path, timeout=30)
+    assert report["mismatches"] == 0, report["first"]
+    rows = {line.split(",")[0]: line for line in (tmp_path / "batsim" / "out_jobs.csv").read_text().splitlines()}
+    local = {line.split(",")[0]: line for line in (tmp_path / "local" / "out_jobs.csv").read_text().splitlines()}
+    assert rows["0000002"] == local["0000002"] == '0000002,w0,d10,0.000000,9,20.000000,0,REJECTED,,,,,,,,,""'
+    assert report["summaries"]["rejected"] == {"local": 1, "batsim": 1}

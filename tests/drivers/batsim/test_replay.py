@@ -29,7 +29,6 @@ from bftune.schedulers.core.engine import Core, Hook
 from bftune.schedulers.drivers.batsim.driver import (
     BatsimDriver,
     BatsimSetupError,
-    config_may_requeue,
 )
 from bftune.schedulers.drivers.batsim.protocol import ProtocolError
 from bftune.schedulers.drivers.local.simulator import simulate
@@ -270,7 +269,7 @@ def schedules_agree(jobs, m, options, workload_file=True, **fake_options):
         if workload_file:
             path = os.path.join(tmp, "workload.json")
             write_batsim_workload(Trace(jobs=list(jobs), max_procs=m), path)
-        batsim = fake.FakeBatsim(jobs, m, dynamic=config_may_requeue(cfg), workload_file=path, **fake_options)
+        batsim = fake.FakeBatsim(jobs, m, dynamic=cfg.needs_dynamic_jobs, workload_file=path, **fake_options)
         rows = batsim.run(driver.handle)
     local = simulate(jobs, m, cfg.build(m))
     a = {r["job_id"]: (r["start"], r["end"], r["state"], r["alloc"]) for r in rows}

@@ -110,7 +110,8 @@ def observe(jobs, m, policy="FCFS", backfill_policy=None, theta=math.inf, backfi
     from bftune.schedulers.config import SchedulerConfig
     from bftune.schedulers.drivers.local.simulator import Simulator
 
-    cfg = SchedulerConfig(policy=policy, backfill_policy=backfill_policy, threshold=theta,
+    # Without backfilling there is no backfilling order to give.
+    cfg = SchedulerConfig(policy=policy, backfill_policy=backfill_policy if backfill else None, threshold=theta,
                           backfill=backfill, kill_after=kill_after)
     obs = Observer(m, policy, theta, check_head)
     core = cfg.build(m)

@@ -1,0 +1,98 @@
+"""The one option table: every scheduler option defined once, for the CLI, pybatsim -o, TOML and docs."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import fields
+
+import pytest
+from bftune.learning.features import FEATURE_MODES
+from bftune.learning.selectors import SELECTORS
+from bftune.schedulers.config import ConfigError, SchedulerConfig
+from bftune.schedulers.core.easy import RESERVATION_MODELS
+from bftune.schedulers.hooks.classified import MODES
+from bftune.schedulers.options import OPTIONS, markdown_table, parse_options
+from locations import REPO
+
+
+def test_every_config_field_is_an_option_with_the_same_default():
+    config = SchedulerConfig()
+    assert [f.name for f in fields(SchedulerConfig)] == list(OPTIONS)
+    for name, option in OPTIONS.items():
+        assert getattr(config, name) == option.default, name
+
+
+def test_choices_come_from_the_registries():
+    assert OPTIONS["selector"].choices == tuple(SELECTORS)
+    assert OPTIONS["classifier"].choices == MODES
+    assert OPTIONS["features"].choices == FEATURE_MODES
+    assert OPTIONS["reservation"].choices == RESERVATION_MODELS
+
+
+@pytest.mark.parametrize("raw, message", [
+    ({"threshold": "4x"}, "threshold: cannot read '4x'"),
+    ({"policy": "nope"}, "policy: unknown policy 'nope'"),
+    ({"candidates": "FCFS,FCFS"}, "candidates: a policy is listed twice"),
+    ({"selector": "bandit", "epsilon": "x"}, "epsilon: expected a number, got 'x'"),
+    ({"selector": "noisy", "noise": 1}, "noise: expected a number in [0, 1)"),
+    ({"selector": "full", "decay": 0}, "decay: expected a number in (0, 1]"),
+    ({"kill_after": 0}, "kill_after: expected a positive duration"),
+    ({"backfill": "yes"}, "backfill: expected true or false, got 'yes'"),
+    ({"seed": -1}, "seed: expected an integer >= 0"),
+    ({"epsilon": 0.3}, "epsilon needs --selector"),
+    ({"safeguard": False}, "safeguard needs --classifier"),
+    ({"backfill": False, "reservation": "machines"}, "reservation needs backfilling"),
+    ({"policy": "SAF", "primary": "SPF"}, "given twice"),
+    ({"polcy": "SAF"}, "unknown option(s) polcy"),
+])
+def test_every_bad_value_names_its_option(raw, message):
+    with pytest.raises(ConfigError, match=None) as info:
+        SchedulerConfig.from_options(raw)
+    assert message in str(info.value)
+
+
+def test_where_names_options_the_way_the_user_wrote_them():
+    with pytest.raises(ConfigError) as info:
+        parse_options({"threshold": "4x"}, where=lambda name: f"[online] {name}")
+    assert str(info.value).startswith("[online] threshold:")
+
+
+def test_values_are_normalised_and_aliases_accepted():
+    cfg = SchedulerConfig.from_options({"primary": "saf", "bf_policy": "spf", "threshold": "40h",
+                                        "kill_after": None})
+    assert (cfg.policy, cfg.backfill_policy, cfg.threshold, cfg.kill_after) == ("SAF", "SPF", 144000.0, None)
+    cfg = SchedulerConfig.from_options({"selector": "bandit", "candidates": "fcfs, saf", "period": "1d",
+                                        "epsilon": "0.25"})
+    assert cfg.candidates == ["FCFS", "SAF"] and cfg.period == 86400.0 and cfg.epsilon == 0.25
+
+
+@pytest.mark.parametrize("options", [
+    {},
+    {"policy": "SAF", "backfill_policy": "SPF", "threshold": "40h", "reservation": "machines"},
+    {"policy": "LCFS", "backfill": False},
+    {"selector": "noisy", "period": "1d", "candidates": ["FCFS", "SAF"], "noise": 0.1, "seed": 3},
+    {"classifier": "rf", "safeguard": False, "features": "live", "policy": "WFP3"},
+    {"kill_after": "1h", "fairness": True},
+])
+def test_to_dict_round_trips_and_leaves_out_what_does_not_apply(options):
+    cfg = SchedulerConfig.from_options(options)
+    d = cfg.to_dict()
+    again = SchedulerConfig.from_options({k: v for k, v in d.items() if k != "algorithm"})
+    assert again == cfg
+    if cfg.selector is None:
+        assert not {"period", "candidates", "epsilon", "noise", "decay"} & d.keys()
+    if cfg.classifier is None:
+        assert not {"safeguard", "features"} & d.keys()
+    if not cfg.backfill:
+        assert not {"reservation", "backfill_policy"} & d.keys()
+
+
+def test_the_readme_holds_the_generated_option_table():
+    readme = (REPO / "README.md").read_text()
+    assert markdown_table() in readme, "README's option table is stale: paste bftune options --markdown"
+
+
+def test_api_construction_applies_the_same_rules():
+    with pytest.raises(ConfigError, match="epsilon needs --selector"):
+        SchedulerConfig(epsilon=0.5)
+    assert SchedulerConfig(threshold=math.inf).threshold == math.inf
