@@ -18,8 +18,12 @@ from bftune.schedulers.config import ConfigError, SchedulerConfig
 from bftune.schedulers.options import OPTIONS, markdown_table
 from bftune.schedulers.core.durations import DurationError, parse_duration
 from bftune.schedulers.core.policies import REGISTRY, formula_of
+from bftune.workloads.batsim_json import read_batsim_workload, write_batsim_workload
 from bftune.workloads.errors import WorkloadError
 from bftune.workloads.model import Trace
+from bftune.workloads.resample import resample, split_halves
+from bftune.workloads.swf import read_swf, write_swf
+from bftune.workloads.synthetic import generate
 
 
 class UsageError(ValueError):
@@ -88,8 +92,6 @@ def tau_from_args(args: argparse.Namespace) -> float:
 def load_trace(args: argparse.Namespace, required: bool = True) -> Trace | None:
     """The workload named by --trace or --synthetic (cleaned, with its cleaning counts)."""
     if args.synthetic is not None:
-        from bftune.workloads.synthetic import generate
-
         if args.synthetic <= 0:
             raise UsageError("--synthetic needs a positive number of jobs")
         procs = args.procs or 256
@@ -112,8 +114,6 @@ def read_trace(path: str, procs: int | None = None, lenient: bool = False, wallt
     if procs is not None and procs <= 0:
         raise UsageError("--procs must be positive")
     if p.suffix == ".json":
-        from bftune.workloads.batsim_json import read_batsim_workload
-
         trace = read_batsim_workload(p)
         if procs is not None and procs != trace.max_procs:
             kept = [j for j in trace.jobs if j.procs <= procs]
@@ -123,8 +123,6 @@ def read_trace(path: str, procs: int | None = None, lenient: bool = False, wallt
                 raise WorkloadError(f"{p}: no job fits on {procs} processors")
             trace = trace.with_jobs(kept, max_procs=procs, cleaning=cleaning)
         return trace
-    from bftune.workloads.swf import read_swf
-
     return read_swf(p, max_procs=procs, lenient=lenient,
                     walltime_fallback="runtime" if walltime_from_runtime else None)
 
@@ -158,6 +156,8 @@ def cmd_options(args: argparse.Namespace) -> int:
 
 
 def cmd_simulate(args: argparse.Namespace) -> int:
+    # Lazy: local_run and results import pandas (0.6 s of start-up, python -X importtime); the
+    # commands that need no output tables (policies, options, convert...) should not pay for it.
     from bftune.experiments.local_run import run_local
     from bftune.experiments.results import format_summary
 
@@ -184,11 +184,9 @@ DEMO_VARIANTS: list[tuple[str, dict]] = [
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
-    from bftune.experiments.local_run import run_local
+    from bftune.experiments.local_run import run_local  # lazy: pandas (see cmd_simulate)
 
     n, procs, seed = args.jobs, args.procs, args.seed
-    from bftune.workloads.synthetic import generate
-
     trace = generate(n, procs, seed)
     print(f"bftune demo: {len(trace.jobs)} synthetic jobs (Lublin-Feitelson model, seed {seed}) on {procs} processors\n")
     header = f"{'scheduler':<28}{'AvgWait (s)':>13}{'MaxWait (s)':>13}{'AVGbsld':>10}{'util.':>8}"
@@ -210,8 +208,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 
 def cmd_convert(args: argparse.Namespace) -> int:
-    from bftune.platforms.generator import write_platform
-    from bftune.workloads.batsim_json import write_batsim_workload
+    from bftune.platforms.generator import write_platform  # lazy: 87 ms of XML modules, convert only
 
     trace = load_trace(args)
     out = Path(args.out)
@@ -227,9 +224,6 @@ def cmd_convert(args: argparse.Namespace) -> int:
 
 
 def cmd_resample(args: argparse.Namespace) -> int:
-    from bftune.workloads.resample import resample, split_halves
-    from bftune.workloads.swf import write_swf
-
     trace = load_trace(args)
     if args.split:
         train, test = split_halves(trace)
@@ -247,7 +241,7 @@ def cmd_resample(args: argparse.Namespace) -> int:
 
 
 def cmd_download(args: argparse.Namespace) -> int:
-    from bftune.workloads.download import download
+    from bftune.workloads.download import download  # lazy: 84 ms of urllib/ssl, download only
 
     path = download(args.name, args.dest, base_url=args.base_url)
     print(f"{path}")
@@ -256,7 +250,7 @@ def cmd_download(args: argparse.Namespace) -> int:
 
 def _batsim_command(name: str) -> Callable[[argparse.Namespace], int]:
     def run(args: argparse.Namespace) -> int:
-        from bftune.experiments import batsim_cli
+        from bftune.experiments import batsim_cli  # lazy: pyzmq + pandas, 0.9 s of start-up
 
         config = config_from_args(args)
         trace = load_trace(args)
