@@ -44,7 +44,7 @@ from typing import TextIO
 
 from bftune.experiments.compare import diff_out_jobs
 from bftune.experiments.local_run import run_local, workload_info
-from bftune.experiments.outjobs import read_out_jobs
+from bftune.experiments.tables import read_out_jobs
 from bftune.experiments.results import build_summary, jsonable, write_summary
 from bftune.schedulers.drivers.batsim.driver import DYNAMIC_JOB_FLAGS, BatsimDriver
 from bftune.schedulers.drivers.batsim.connection import BatsimConnectionError, Connection, bind_rep, serve

@@ -909,8 +909,8 @@ def _run_classification(spec: RunSpec) -> dict:
     """One (trace, policy, variant) on the whole trace: the tables of the module docstring."""
     from dataclasses import replace
 
-    from bftune.experiments.metrics import bounded_slowdown, cumulative_bsld, job_table, per_period, summarize
-    from bftune.experiments.outjobs import runs_frame
+    from bftune.experiments.metrics import bounded_slowdown, summarize
+    from bftune.experiments.tables import cumulative_bsld, job_table, per_period, runs_frame
     from bftune.schedulers.hooks.classified import SmallFirst
     from bftune.schedulers.config import SchedulerConfig
     from bftune.schedulers.drivers.local.simulator import simulate

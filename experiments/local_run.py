@@ -6,7 +6,7 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
-from bftune.experiments.outjobs import runs_frame, write_out_jobs
+from bftune.experiments.outjobs import runs_columns, write_out_jobs
 from bftune.experiments.results import build_summary, write_summary
 from bftune.schedulers.config import SchedulerConfig
 from bftune.schedulers.drivers.local.simulator import SimResult, simulate
@@ -26,10 +26,10 @@ def run_local(trace: Trace, config: SchedulerConfig, out_dir: str | Path | None 
     t0 = time.perf_counter()
     result = simulate(trace.jobs, m, config.build(m))
     elapsed = time.perf_counter() - t0
-    df = runs_frame(result.runs)
+    columns = runs_columns(result.runs)
     extra = {"backend": "local", "simulation_seconds": round(elapsed, 3)}
     extra.update(result.report)
-    summary = build_summary(df, m, tau, config.to_dict(), trace.cleaning, workload_info(trace), extra)
+    summary = build_summary(columns, m, tau, config.to_dict(), trace.cleaning, workload_info(trace), extra)
     if out_dir is not None:
         out_dir = Path(out_dir)
         out_dir.mkdir(parents=True, exist_ok=True)

@@ -1,131 +1,154 @@
-"""Metrics of SPEC section 3, computed from out_jobs.csv-shaped tables.
+"""Metrics of SPEC section 3, computed from out_jobs.csv-shaped columns with numpy alone.
 
 Both backends write the same table, so the same code summarises a local run
-and a Batsim run.  Killed runs (``COMPLETED_KILLED``) are merged back onto
-their job: a rerun is named ``<job>#<n>`` and keeps the job's original
-submission time r_j, which is the submission time of its first run.  Wait and
-bounded slowdown use r_j and the final (not killed) run.
+and a Batsim run.  The input is any mapping from out_jobs.csv column names to
+sequences: the local driver's columns built straight from its runs
+(:func:`bftune.experiments.outjobs.runs_columns`, no text round trip, no
+pandas on ``bftune simulate``'s path) or a DataFrame read from a file
+(:func:`bftune.experiments.tables.read_out_jobs`).
+
+Killed runs (``COMPLETED_KILLED``) are merged back onto their job: a rerun is
+named ``<job>#<n>`` and keeps the job's original submission time r_j, which
+is the submission time of its first run.  Wait and bounded slowdown use r_j
+and the final (not killed) run.  Rejected jobs (``REJECTED``: they can never
+run) are counted and left out of every other metric.
 """
 
 from __future__ import annotations
 
 import math
+from typing import Mapping, Sequence
 
 import numpy as np
-import pandas as pd
 
 KILLED = "COMPLETED_KILLED"
 REJECTED = "REJECTED"  # a job the scheduler rejected (it can never run): counted, never in the metrics
+WALLTIME = "COMPLETED_WALLTIME_REACHED"
+
+#: The columns of :func:`merge_jobs`, one row per job.
+JOB_COLUMNS = ("job", "workload", "submit", "procs", "walltime", "start", "end", "runtime", "wait", "state", "kills",
+               "total_run_time", "wasted_work")
+
+Columns = Mapping[str, Sequence]
 
 
-def job_table(df: pd.DataFrame) -> pd.DataFrame:
-    """One row per job (runs merged): r, q, start/end of the final run, kills, wasted work.
+def _floats(cols: Columns, name: str) -> np.ndarray:
+    return np.asarray(cols[name], dtype=float)
 
-    Columns: job, workload, submit, procs, walltime, start, end, runtime (final
-    run's execution time), wait, state, kills, total_run_time, wasted_work.
-    Rejected jobs never ran: they are left out (``summarize`` counts them).
+
+def merge_jobs(cols: Columns) -> dict[str, np.ndarray]:
+    """One row per job (runs merged), in order of each job's first run: see :data:`JOB_COLUMNS`.
+
+    ``runtime`` is the final run's execution time, ``wait`` = start of the
+    final run - r_j, ``kills`` the number of killed runs, ``total_run_time``
+    the execution time of all runs, ``wasted_work`` the processor-seconds of
+    the killed runs.
     """
-    df = df[df["final_state"] != REJECTED] if len(df) else df
-    if df.empty:
-        return pd.DataFrame(columns=["job", "workload", "submit", "procs", "walltime", "start", "end", "runtime",
-                                     "wait", "state", "kills", "total_run_time", "wasted_work"])
-    runs = df.copy()
-    runs["job"] = runs["job_id"].astype(str).str.split("#", n=1).str[0]
-    runs["killed"] = runs["final_state"] == KILLED
-    runs["work"] = runs["execution_time"] * runs["requested_number_of_resources"]
-    key = ["workload_name", "job"]
-    grouped = runs.groupby(key, sort=False)
-    first_submit = grouped["submission_time"].min()  # reruns are submitted later
-    kills = grouped["killed"].sum()
-    total_run = grouped["execution_time"].sum()
-    wasted = runs[runs["killed"]].groupby(key, sort=False)["work"].sum()
-    final = runs[~runs["killed"]].set_index(key)
-    if final.index.has_duplicates:
-        dup = final.index[final.index.duplicated()][0]
-        raise ValueError(f"job {dup[1]} of workload {dup[0]} has more than one run that was not killed")
-    out = pd.DataFrame({
-        "submit": first_submit,
-        "kills": kills.astype(int),
-        "total_run_time": total_run,
-    })
-    out["wasted_work"] = wasted.reindex(out.index).fillna(0.0)
-    out = out.join(final[["requested_number_of_resources", "requested_time", "starting_time", "finish_time",
-                          "execution_time", "final_state"]], how="inner")
-    out = out.rename(columns={"requested_number_of_resources": "procs", "requested_time": "walltime",
-                              "starting_time": "start", "finish_time": "end", "execution_time": "runtime",
-                              "final_state": "state"})
-    out["wait"] = out["start"] - out["submit"]
-    out = out.reset_index().rename(columns={"workload_name": "workload"})
-    return out
+    ids = [str(i) for i in cols["job_id"]]
+    state = np.asarray(cols["final_state"], dtype=object)
+    keep = state != REJECTED
+    if not keep.all():
+        ids = [i for i, k in zip(ids, keep) if k]
+        state = state[keep]
+    workload = np.asarray(cols["workload_name"], dtype=object)
+    if workload.shape == ():  # one name for every row
+        workload = np.full(len(keep), workload.item(), dtype=object)
+    workload = workload[keep]
+    submit = _floats(cols, "submission_time")[keep]
+    procs = np.asarray(cols["requested_number_of_resources"], dtype=np.int64)[keep]
+    walltime = _floats(cols, "requested_time")[keep]
+    start = _floats(cols, "starting_time")[keep]
+    end = _floats(cols, "finish_time")[keep]
+    execution = _floats(cols, "execution_time")[keep]
+    killed = state == KILLED
+    if not killed.any() and not any("#" in i for i in ids):  # one run per job: nothing to merge
+        jobs = np.asarray(ids, dtype=object)
+        zeros = np.zeros(len(ids))
+        return {"job": jobs, "workload": workload, "submit": submit, "procs": procs, "walltime": walltime,
+                "start": start, "end": end, "runtime": execution, "wait": start - submit, "state": state,
+                "kills": np.zeros(len(ids), dtype=np.int64), "total_run_time": execution.copy(),
+                "wasted_work": zeros}
+    base = [i.partition("#")[0] for i in ids]
+    keys = np.asarray([f"{w}!{b}" for w, b in zip(workload, base)], dtype=object)
+    uniq, first, group = np.unique(keys, return_index=True, return_inverse=True)
+    n = len(uniq)
+    final = np.flatnonzero(~killed)
+    counts = np.bincount(group[final], minlength=n)
+    if (counts > 1).any():
+        g = int(np.flatnonzero(counts > 1)[0])
+        raise ValueError(f"job {uniq[g].split('!', 1)[1]} of workload {uniq[g].split('!', 1)[0]} has more than one "
+                         "run that was not killed")
+    r_j = np.full(n, np.inf)
+    np.minimum.at(r_j, group, submit)  # reruns are submitted later
+    kills = np.bincount(group, weights=killed, minlength=n).astype(np.int64)
+    total = np.bincount(group, weights=execution, minlength=n)
+    wasted = np.bincount(group, weights=np.where(killed, execution * procs, 0.0), minlength=n)
+    # Jobs with a final run, in order of their first run (as they appear in the table).
+    has_final = np.zeros(n, dtype=bool)
+    has_final[group[final]] = True
+    order = np.argsort(first, kind="stable")
+    order = order[has_final[order]]
+    final_of = np.empty(n, dtype=np.int64)
+    final_of[group[final]] = final
+    f = final_of[order]
+    return {"job": np.asarray(base, dtype=object)[f], "workload": workload[f], "submit": r_j[order],
+            "procs": procs[f], "walltime": walltime[f], "start": start[f], "end": end[f], "runtime": execution[f],
+            "wait": start[f] - r_j[order], "state": state[f], "kills": kills[order], "total_run_time": total[order],
+            "wasted_work": wasted[order]}
 
 
-def bounded_slowdown(jobs: pd.DataFrame, tau: float) -> pd.Series:
+def bounded_slowdown(jobs: Mapping[str, Sequence], tau: float) -> np.ndarray:
     """bsld_j = max((end - r) / max(p, tau), 1)."""
-    return np.maximum((jobs["end"] - jobs["submit"]) / np.maximum(jobs["runtime"], tau), 1.0)
+    end, submit, runtime = (np.asarray(jobs[c], dtype=float) for c in ("end", "submit", "runtime"))
+    return np.maximum((end - submit) / np.maximum(runtime, tau), 1.0)
 
 
-def summarize(df: pd.DataFrame, m: int, tau: float = 10.0) -> dict:
+def summarize(cols: Columns, m: int, tau: float = 10.0) -> dict:
     """Every per-run metric of SPEC section 3 that out_jobs.csv supports."""
-    jobs = job_table(df)
-    n = len(jobs)
-    rejected = int((df["final_state"] == REJECTED).sum()) if len(df) else 0
+    state = np.asarray(cols["final_state"], dtype=object)
+    runs = len(state)
+    rejected = int((state == REJECTED).sum())
+    jobs = merge_jobs(cols) if runs else {c: np.zeros(0) for c in JOB_COLUMNS}
+    n = len(jobs["job"])
     if n == 0:
-        return {"jobs": 0, "runs": int(len(df)), "rejected": rejected, "avg_wait": math.nan, "max_wait": math.nan,
+        return {"jobs": 0, "runs": runs, "rejected": rejected, "avg_wait": math.nan, "max_wait": math.nan,
                 "avg_bsld": math.nan, "max_bsld": math.nan, "mwbs": math.nan, "utilization": math.nan, "tau": tau}
     bsld = bounded_slowdown(jobs, tau)
     q = jobs["procs"].astype(float)
-    span = float(jobs["end"].max() - jobs["submit"].min())
-    work = float((jobs["runtime"] * q).sum())
-    restarted = jobs[jobs["kills"] > 0]
-    killed_runs = df[df["final_state"] == KILLED]
-    rtw = ((restarted["total_run_time"] - restarted["runtime"]) / restarted["runtime"].where(restarted["runtime"] > 0))
+    end, submit, wait, runtime = jobs["end"], jobs["submit"], jobs["wait"], jobs["runtime"]
+    span = float(end.max() - submit.min())
+    work = float((runtime * q).sum())
+    kills = jobs["kills"]
+    restarted = kills > 0
+    n_restarted = int(restarted.sum())
+    if n_restarted:
+        final = runtime[restarted]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            rtw = np.where(final > 0, (jobs["total_run_time"][restarted] - final) / final, np.nan)
+        mean_rtw = float(np.nanmean(rtw)) if np.isfinite(rtw).any() else math.nan
+        mean_kills = float(kills[restarted].mean())
+    else:
+        mean_rtw = mean_kills = 0.0
     return {
         "jobs": int(n),
-        "runs": int(len(df)),
+        "runs": int(runs),
         "rejected": rejected,
-        "avg_wait": float(jobs["wait"].mean()),
-        "max_wait": float(jobs["wait"].max()),
+        "avg_wait": float(wait.mean()),
+        "max_wait": float(wait.max()),
         "avg_bsld": float(bsld.mean()),
         "max_bsld": float(bsld.max()),
         "mwbs": float((bsld * q).sum() / q.sum()),
         "utilization": work / (m * span) if span > 0 else math.nan,
-        "makespan": float(jobs["end"].max()),
-        "first_submit": float(jobs["submit"].min()),
-        "avg_turnaround": float((jobs["end"] - jobs["submit"]).mean()),
-        "walltime_reached": int((jobs["state"] == "COMPLETED_WALLTIME_REACHED").sum()),
-        "killed_runs": int(len(killed_runs)),
-        "restarted_jobs": int(len(restarted)),
-        "killed_jobs": int(len(restarted)),  # jobs killed at least once (each was restarted)
+        "makespan": float(end.max()),
+        "first_submit": float(submit.min()),
+        "avg_turnaround": float((end - submit).mean()),
+        "walltime_reached": int((jobs["state"] == WALLTIME).sum()),
+        "killed_runs": int((state == KILLED).sum()),
+        "restarted_jobs": n_restarted,
+        "killed_jobs": n_restarted,  # jobs killed at least once (each was restarted)
         "wasted_work": float(jobs["wasted_work"].sum()),
-        "mean_kills_per_restarted_job": float(restarted["kills"].mean()) if len(restarted) else 0.0,
-        "mean_rtw": float(rtw.mean()) if len(restarted) else 0.0,
+        "mean_kills_per_restarted_job": mean_kills,
+        "mean_rtw": mean_rtw,
         "tau": tau,
         "m": int(m),
     }
-
-
-def per_period(df: pd.DataFrame, period: float, tau: float = 10.0, origin: float | None = None) -> pd.DataFrame:
-    """AvgWait, MaxWait and AVGbsld of jobs grouped by the period of their submission."""
-    jobs = job_table(df)
-    if jobs.empty:
-        return pd.DataFrame(columns=["period", "start", "jobs", "avg_wait", "max_wait", "avg_bsld"])
-    start = jobs["submit"].min() if origin is None else origin
-    jobs["period"] = ((jobs["submit"] - start) // period).astype(int)
-    jobs["bsld"] = bounded_slowdown(jobs, tau)
-    g = jobs.groupby("period")
-    out = pd.DataFrame({
-        "jobs": g.size(),
-        "avg_wait": g["wait"].mean(),
-        "max_wait": g["wait"].max(),
-        "avg_bsld": g["bsld"].mean(),
-    }).reset_index()
-    out.insert(1, "start", start + out["period"] * period)
-    return out
-
-
-def cumulative_bsld(df: pd.DataFrame, tau: float = 10.0) -> pd.DataFrame:
-    """Cumulative bounded slowdown over time (by job completion): the curve the studies plot."""
-    jobs = job_table(df)
-    jobs["bsld"] = bounded_slowdown(jobs, tau)
-    jobs = jobs.sort_values(["end", "job"])
-    return pd.DataFrame({"time": jobs["end"].to_numpy(), "cumulative_bsld": jobs["bsld"].cumsum().to_numpy()})

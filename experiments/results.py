@@ -1,8 +1,8 @@
 """Where a run's results go, for both backends: out_jobs.csv + summary.json.
 
-``summary.json`` is computed from the out_jobs.csv table by ``metrics`` only,
-whichever backend produced the table, so the two backends' summaries are
-comparable by construction.
+``summary.json`` is computed from the out_jobs.csv columns by ``metrics`` only,
+whichever backend produced them, so the two backends' summaries are
+comparable by construction.  No pandas here: ``bftune simulate`` imports it.
 """
 
 from __future__ import annotations
@@ -11,9 +11,7 @@ import json
 import math
 from pathlib import Path
 
-import pandas as pd
-
-from bftune.experiments.metrics import summarize
+from bftune.experiments.metrics import Columns, summarize
 from bftune.files import atomic_write_text
 
 
@@ -28,7 +26,7 @@ def jsonable(value):
     return value
 
 
-def build_summary(df: pd.DataFrame, m: int, tau: float, config: dict, cleaning: dict | None = None,
+def build_summary(df: Columns, m: int, tau: float, config: dict, cleaning: dict | None = None,
                   workload: dict | None = None, extra: dict | None = None) -> dict:
     summary = summarize(df, m, tau)
     summary["cleaning"] = dict(cleaning or {})

@@ -216,8 +216,9 @@ def test_per_class_avgbsld_uses_the_same_job_sets(tiny):
     """Every variant is split into the same reference classes; the stored per-class AVGbsld is that of
     a direct simulation's jobs grouped by the trace's reference classes."""
     from bftune.experiments.local_run import run_local
-    from bftune.experiments.metrics import bounded_slowdown, job_table
-    from bftune.experiments.outjobs import runs_frame
+    from bftune.experiments.metrics import bounded_slowdown
+    from bftune.experiments.tables import job_table
+    from bftune.experiments.tables import runs_frame
     from bftune.schedulers.config import SchedulerConfig
     from bftune.workloads.synthetic import generate
 

@@ -6,13 +6,9 @@ import math
 
 import pandas as pd
 import pytest
-from bftune.experiments.metrics import cumulative_bsld, job_table, per_period, summarize
-from bftune.experiments.outjobs import (
-    COLUMNS,
-    format_out_jobs,
-    read_out_jobs,
-    runs_frame,
-)
+from bftune.experiments.metrics import summarize
+from bftune.experiments.outjobs import COLUMNS, format_out_jobs
+from bftune.experiments.tables import cumulative_bsld, job_table, per_period, read_out_jobs, runs_frame
 from bftune.schedulers.drivers.local.simulator import Run
 
 

@@ -12,7 +12,7 @@ import csv
 
 import pytest
 from bftune.experiments.metrics import summarize
-from bftune.experiments.outjobs import read_out_jobs, runs_frame
+from bftune.experiments.tables import read_out_jobs, runs_frame
 from bftune.schedulers.config import SchedulerConfig
 from bftune.schedulers.core import machines as ms
 from bftune.schedulers.drivers.local.simulator import simulate

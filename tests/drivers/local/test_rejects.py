@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from bftune.experiments.local_run import run_local
-from bftune.experiments.outjobs import read_out_jobs
+from bftune.experiments.tables import read_out_jobs
 from bftune.schedulers.config import SchedulerConfig
 from bftune.schedulers.drivers.local.simulator import simulate
 from bftune.workloads.model import JobRecord, Trace

@@ -1,0 +1,54 @@
+"""What the commands users run most import: no start-up weight they do not need.
+
+pandas takes ~0.6 s to import, scikit-learn 1.6-3.6 s, pyzmq and matplotlib
+more (python -X importtime on the project machine): `bftune simulate` writes
+out_jobs.csv and summary.json without any of them.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+HEAVY = ("pandas", "sklearn", "matplotlib", "zmq", "dask", "scipy")
+
+PROBE = """
+import json, sys
+from bftune.experiments.cli import main
+code = main(sys.argv[1:])
+print("LOADED " + json.dumps({"code": code, "heavy": sorted(m for m in %r if m in sys.modules)}))
+"""
+
+
+def loaded(argv: list[str], cwd) -> dict:
+    proc = subprocess.run([sys.executable, "-c", PROBE % (HEAVY,), *argv], capture_output=True, text=True,
+                          timeout=300, cwd=cwd)
+    line = [x for x in proc.stdout.splitlines() if x.startswith("LOADED ")]
+    assert line, proc.stderr[-2000:]
+    return json.loads(line[0][len("LOADED "):])
+
+
+@pytest.mark.parametrize("argv", [
+    ["simulate", "--synthetic", "300", "--procs", "32", "--out", "out"],
+    ["simulate", "--synthetic", "300", "--procs", "32", "--policy", "SAF", "--threshold", "40h", "--kill-after", "1h",
+     "--out", "out"],
+    ["policies"],
+    ["options"],
+], ids=["simulate", "simulate-kills", "policies", "options"])
+def test_no_heavy_import(argv, tmp_path):
+    got = loaded(argv, tmp_path)
+    assert got["code"] == 0
+    assert got["heavy"] == []
+    if "--out" in argv:
+        assert (tmp_path / "out" / "out_jobs.csv").exists() and (tmp_path / "out" / "summary.json").exists()
+
+
+def test_the_forest_engine_loads_only_when_the_forest_retrains(tmp_path):
+    # A baseline that trains no forest never loads scikit-learn; the learned one does, at its
+    # first weekly retraining (which also shows that the probe sees a heavy import).
+    base = ["simulate", "--synthetic", "2000", "--procs", "32", "--classifier"]
+    assert loaded(base + ["class-clairvoyant"], tmp_path)["heavy"] == []
+    assert "sklearn" in loaded(base + ["rf"], tmp_path)["heavy"]
