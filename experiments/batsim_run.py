@@ -29,27 +29,24 @@ job by job (``bftune.experiments.compare``), writing DIR/compare.json.
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import shutil
 import signal
 import subprocess
-import sys
 import threading
 import time
 from dataclasses import replace
 from pathlib import Path
-from typing import TextIO
 
 from bftune.experiments.compare import diff_out_jobs
 from bftune.experiments.local_run import run_local, workload_info
+from bftune.experiments.progress import Progress
+from bftune.experiments.results import build_summary, write_json, write_summary
 from bftune.experiments.tables import read_out_jobs
-from bftune.experiments.results import build_summary, jsonable, write_summary
 from bftune.schedulers.drivers.batsim.driver import DYNAMIC_JOB_FLAGS, BatsimDriver
 from bftune.schedulers.drivers.batsim.connection import BatsimConnectionError, Connection, bind_rep, serve
 from bftune.schedulers.config import SchedulerConfig
-from bftune.files import atomic_write_text
 from bftune.workloads.model import Trace
 
 EXPECTED_MAJOR = 4
@@ -163,39 +160,14 @@ def _tail(path: Path, lines: int = 15) -> str:
     return "\n".join("    " + line for line in tail)
 
 
-class _Progress:
-    """Simulated time and jobs done on stderr: one rewritten line on a terminal, else a line every 10 s."""
-
-    def __init__(self, total: int, stream: TextIO | None = None, enabled: bool = True) -> None:
-        self.total = total
-        self.stream = stream or sys.stderr
-        self.enabled = enabled
-        self.tty = enabled and hasattr(self.stream, "isatty") and self.stream.isatty()
-        self.last = 0.0
-        self.width = 0
-
-    def update(self, driver: BatsimDriver, wall: float, force: bool = False) -> None:
-        if not self.enabled:
-            return
-        interval = 0.5 if self.tty else 10.0
-        if not force and wall - self.last < interval:
-            return
-        self.last = wall
-        p = driver.progress()
-        done = p["completed"] - driver.stats.killed
-        text = (f"batsim: t={p['now']:.0f} s  {done}/{self.total} jobs done  {p['running']} running  "
-                f"{p['waiting']} waiting  {p['messages']} messages  {wall:.1f} s")
-        if self.tty:
-            self.stream.write("\r" + text.ljust(self.width))
-            self.width = len(text)
-        else:
-            self.stream.write(text + "\n")
-        self.stream.flush()
-
-    def close(self) -> None:
-        if self.tty and self.width:
-            self.stream.write("\n")
-            self.stream.flush()
+def _show_progress(display: Progress, driver: BatsimDriver, force: bool = False) -> None:
+    """Jobs done (reruns of killed jobs not counted twice), simulated time and the driver's queues."""
+    if not (force or display.due()):
+        return
+    p = driver.progress()
+    display.set(p["completed"] - driver.stats.killed,
+                f"t={p['now']:.0f} s, {p['running']} running, {p['waiting']} waiting, {p['messages']} messages",
+                force=force)
 
 
 # --- one run --------------------------------------------------------------------------------
@@ -247,7 +219,7 @@ def run_batsim(trace: Trace, config: SchedulerConfig, out_dir: str | os.PathLike
     cmd = batsim_command(exe, platform.resolve(), workload.resolve(), endpoint, (out / "out").resolve(), dynamic)
     log_path = out / "batsim.log"
     thread = threading.Thread(target=scheduler, name="bftune-scheduler", daemon=True)
-    display = _Progress(len(trace.jobs), enabled=progress)
+    display = Progress(len(trace.jobs), enabled=progress, label="batsim")
     t0 = time.perf_counter()
     thread.start()
     try:
@@ -261,8 +233,7 @@ def run_batsim(trace: Trace, config: SchedulerConfig, out_dir: str | os.PathLike
                 raise BatsimNotFoundError(f"cannot start {exe}: {exc.strerror or exc}. {INSTALL_HELP}") from None
             while thread.is_alive():
                 thread.join(0.1)
-                wall = time.perf_counter() - t0
-                display.update(driver, wall)
+                _show_progress(display, driver)
                 # The scheduler thread enforces the message timeout itself; this
                 # catches a scheduler stuck inside one message.
                 if time.monotonic() - connection.last_message > timeout + 10.0 and thread.is_alive():
@@ -277,7 +248,7 @@ def run_batsim(trace: Trace, config: SchedulerConfig, out_dir: str | os.PathLike
                 raise BatsimRunError(f"batsim did not exit within {timeout:g} s after the end of the simulation; "
                                      f"it was killed. Log {log_path}:\n{_tail(log_path)}") from None
             wall = time.perf_counter() - t0
-            display.update(driver, wall, force=True)
+            _show_progress(display, driver, force=True)
             if proc.returncode != 0:
                 raise BatsimRunError(f"batsim exited with code {proc.returncode} after the simulation. "
                                      f"Log {log_path}:\n{_tail(log_path)}")
@@ -350,7 +321,7 @@ def compare_backends(trace: Trace, config: SchedulerConfig, out_dir: str | os.Pa
     report["config"] = config.to_dict()
     report["workload"] = workload_info(trace)
     report["scheduler_share"] = batsim_summary.get("scheduler_share")
-    atomic_write_text(out / "compare.json", json.dumps(jsonable(report), indent=2) + "\n")
+    write_json(out / "compare.json", report)
     return report
 
 

@@ -23,7 +23,9 @@ import tomllib
 from collections import defaultdict
 from pathlib import Path
 
-from bftune.experiments.campaign import CONFIG_DIR, campaign_from_dict, default_workers, run_campaign
+from bftune.experiments.campaign.config import CONFIG_DIR, campaign_from_dict
+from bftune.experiments.campaign.executors import default_workers
+from bftune.experiments.campaign.runner import run_campaign
 
 
 def main(argv: list[str] | None = None) -> int:

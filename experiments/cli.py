@@ -315,7 +315,7 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--timeout", type=float, default=120.0,
                        help="seconds without any message before the run is declared stalled (default 120)")
         p.set_defaults(func=_batsim_command(name))
-    from bftune.experiments.campaign import add_campaign_parser
+    from bftune.experiments.campaign.cli import add_campaign_parser
 
     add_campaign_parser(sub)
     return parser

@@ -11,19 +11,40 @@ import json
 import math
 from pathlib import Path
 
+import numpy as np
+
 from bftune.experiments.metrics import Columns, summarize
 from bftune.files import atomic_write_text
 
 
 def jsonable(value):
-    """JSON has no inf/nan: write them as strings a reader can recognise."""
-    if isinstance(value, float) and not math.isfinite(value):
-        return "inf" if value > 0 else ("-inf" if value < 0 else "nan")
+    """``value`` made strict JSON: the one rule of every JSON file we write.
+
+    JSON has no NaN or infinity.  NaN - an undefined value, such as a mean
+    over no job - becomes ``null`` (pandas reads it back as NaN); +/-infinity
+    becomes the string ``"inf"``/``"-inf"``, the spelling of an infinite
+    duration in our options (``threshold = "inf"``), which ``float()`` and
+    pandas' CSV reader both read back.  numpy scalars become Python numbers;
+    dictionary keys become strings.  Used for ``summary.json``,
+    ``compare.json`` and campaign files (``campaign.json``, ``runs/*.json``,
+    ``failures/*.json``).
+    """
+    if isinstance(value, float):
+        if math.isfinite(value):
+            return value
+        return None if math.isnan(value) else ("inf" if value > 0 else "-inf")
     if isinstance(value, dict):
         return {str(k): jsonable(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
         return [jsonable(v) for v in value]
+    if isinstance(value, np.generic):
+        return jsonable(value.item())
     return value
+
+
+def write_json(path: str | Path, data, indent: int = 2) -> Path:
+    """Write ``data`` atomically as strict JSON (:func:`jsonable`) ending with a newline."""
+    return atomic_write_text(path, json.dumps(jsonable(data), indent=indent, allow_nan=False) + "\n")
 
 
 def build_summary(df: Columns, m: int, tau: float, config: dict, cleaning: dict | None = None,
@@ -41,7 +62,7 @@ def build_summary(df: Columns, m: int, tau: float, config: dict, cleaning: dict 
 def write_summary(summary: dict, out_dir: str | Path) -> Path:
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
-    return atomic_write_text(out_dir / "summary.json", json.dumps(jsonable(summary), indent=2, sort_keys=False) + "\n")
+    return write_json(out_dir / "summary.json", summary)
 
 
 def format_summary(summary: dict) -> str:

@@ -120,14 +120,12 @@ classified or finished twice, time going backwards.
 from __future__ import annotations
 
 import time
-from bisect import bisect_left, insort
-from collections import deque
-
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from bftune.learning.features import FEATURE_MODES, FEATURE_NAMES, N_FEATURES, Calendar, FeatureExtractor
+from bftune.learning.median import RollingMedian
 
 if TYPE_CHECKING:
     from sklearn.tree import DecisionTreeClassifier
@@ -336,9 +334,8 @@ class RuntimeClassifier:
         self._prob: list[float] = []
         self._state: list[int] = []  # -2 not finished, -1 finished unlabelled, 0 large, 1 small
 
-        # Divider window: (end, runtime) in end order, and the runtimes sorted.
-        self._win: deque[tuple[float, float]] = deque()
-        self._sorted: list[float] = []
+        # Divider: runtimes of the jobs finished in (now - divider_window, now].
+        self._divider = RollingMedian(self.divider_window)
 
         # Training set: rows of labelled finished jobs and their labels.
         self._train_rows: list[int] = []
@@ -385,16 +382,7 @@ class RuntimeClassifier:
         return self._divider_now()
 
     def _divider_now(self) -> float | None:
-        win, srt = self._win, self._sorted
-        lo = self._now - self.divider_window
-        while win and win[0][0] <= lo:
-            _, r = win.popleft()
-            del srt[bisect_left(srt, r)]
-        n = len(srt)
-        if n == 0:
-            return None
-        m = n >> 1
-        return float(srt[m]) if n & 1 else (srt[m - 1] + srt[m]) / 2.0
+        return self._divider.median(self._now)
 
     # ------------------------------------------------------------- per job
 
@@ -456,8 +444,7 @@ class RuntimeClassifier:
             raise ValueError(f"finished() for job {job_id!r}, which was never classified")
         if self._state[i] != _NOT_FINISHED:
             raise ValueError(f"finished() twice for job {job_id!r}")
-        self._win.append((self._now, runtime))
-        insort(self._sorted, runtime)
+        self._divider.add(self._now, runtime)
         self._finished_this_week += 1
         d = self._divider_at[i]
         if d is None:

@@ -13,6 +13,8 @@ from __future__ import annotations
 import easy_support
 import pytest
 import reference_easy
+from bftune.experiments.campaign.config import load_config
+from bftune.experiments.campaign.runner import run_campaign
 
 
 @pytest.fixture(scope="session")
@@ -27,12 +29,17 @@ def support():
 
 @pytest.fixture(scope="session")
 def run_campaign_once(tmp_path_factory):
-    """Run a shipped campaign config once, on 2 local processes: (campaign, outcome, out dir)."""
-    from bftune.experiments import campaign as cp
+    """Run a shipped campaign config once per session, on 2 local processes: (campaign, outcome, out dir).
+
+    Several test modules share the result (tests only read the directory).
+    """
+    done: dict = {}
 
     def run(config, name: str):
-        out = tmp_path_factory.mktemp(name)
-        campaign = cp.load_config(config)
-        return campaign, cp.run_campaign(campaign, out, workers=2, progress=False), out
+        if config not in done:
+            out = tmp_path_factory.mktemp(name)
+            campaign = load_config(config)
+            done[config] = campaign, run_campaign(campaign, out, workers=2, progress=False), out
+        return done[config]
 
     return run

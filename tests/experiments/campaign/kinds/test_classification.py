@@ -8,10 +8,13 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from bftune.experiments import campaign as cp
+from bftune.experiments.campaign.config import CONFIG_DIR, load_config
+from bftune.experiments.campaign.kinds.classification import CURVE_POINTS, curve, reference_classes
+from bftune.experiments.campaign.runner import run_campaign
+from bftune.experiments.campaign.specs import CampaignError
 from locations import SHARED
 
-CONFIGS = cp.CONFIG_DIR
+CONFIGS = CONFIG_DIR
 TINY = CONFIGS / "tiny_synthetic_classification.toml"
 TABLES = ["runs.csv", "classes.csv", "months.csv", "curves.csv", "classification.csv",
           "summary_classification.csv"]
@@ -60,8 +63,8 @@ BAD_CONFIGS = [
 def test_config_errors_name_file_and_key(tmp_path, text, expected):
     path = tmp_path / "bad.toml"
     path.write_text(text)
-    with pytest.raises(cp.CampaignError) as info:
-        cp.load_config(path)
+    with pytest.raises(CampaignError) as info:
+        load_config(path)
     assert str(path) in str(info.value)
     assert expected in str(info.value)
 
@@ -72,14 +75,14 @@ def test_two_traces_with_the_same_table_name_are_refused(tmp_path):
         (tmp_path / d / "w.swf").write_text("; MaxProcs: 4\n1 0 0 10 1 -1 -1 1 20 -1 1 1 1 1 1 1 -1 -1\n")
     path = tmp_path / "c.toml"
     path.write_text(HEAD + f"[classification]\ntraces = ['{tmp_path}/a/w.swf', '{tmp_path}/b/w.swf']\n")
-    with pytest.raises(cp.CampaignError, match=r"\[classification\] traces: .* same name 'w'"):
-        cp.load_config(path)
+    with pytest.raises(CampaignError, match=r"\[classification\] traces: .* same name 'w'"):
+        load_config(path)
 
 
 def test_defaults_and_expansion(tmp_path):
     path = tmp_path / "c.toml"
     path.write_text(HEAD + OK_TRACE)
-    c = cp.load_config(path)
+    c = load_config(path)
     assert c.kind == "classification" and c.tau == 60.0  # the classifier study's tau
     assert c.settings["policies"] == ["FCFS", "WFP3", "SPF", "SAF"]
     assert c.settings["variants"] == VARIANTS
@@ -101,7 +104,7 @@ def test_defaults_and_expansion(tmp_path):
 @pytest.mark.skipif(not (SHARED / "KTH-SP2-1996-2.1-cln.swf.gz").exists(),
                     reason="the ../shared workload archive is missing")
 def test_shipped_paper_scale_config():
-    c = cp.load_config(CONFIGS / "classification.toml")
+    c = load_config(CONFIGS / "classification.toml")
     assert c.kind == "classification" and c.tau == 60.0
     assert c.settings["traces"] == ["KTH-SP2-1996-2.1-cln", "CTC-SP2-1996-3.1-cln", "SDSC-SP2-1998-4.2-cln",
                                     "HPC2N-2002-2.2-cln"]
@@ -128,14 +131,14 @@ def test_reference_classes_follow_the_divider_rule():
         J(2 * 7 * day, 10),  # every earlier job ended more than 7 days ago: unlabelled
         J(3 * 7 * day, 10, walltime=5),  # job 6 ended 7 d - 10 s ago: divider 10; p capped by the walltime: 5 < 10
     ]
-    assert cp.reference_classes(jobs) == [None, None, "small", "large", "small", "large", None, "small"]
+    assert reference_classes(jobs) == [None, None, "small", "large", "small", "large", None, "small"]
     # even count: the mean of the two middle runtimes
     even = [J(0, 10), J(0, 30), J(100, 19.9), J(100, 20)]
-    assert cp.reference_classes(even) == [None, None, "small", "large"]
+    assert reference_classes(even) == [None, None, "small", "large"]
 
 
 def test_curve_sampling_is_the_step_function():
-    pts = cp._curve([10.0, 20.0, 40.0], [1.0, 3.0, 6.0], origin=0.0, points=5)
+    pts = curve([10.0, 20.0, 40.0], [1.0, 3.0, 6.0], origin=0.0, points=5)
     assert [p["day"] * 86400 for p in pts] == [0.0, 10.0, 20.0, 30.0, 40.0]
     assert [p["cumulative_bsld"] for p in pts] == [0.0, 1.0, 3.0, 3.0, 6.0]
 
@@ -156,7 +159,7 @@ def test_tiny_campaign_end_to_end(tiny):
     for name in ("classes.csv", "months.csv", "curves.csv"):
         assert set(read(out, name)["run_id"]) == set(runs["run_id"]), name
     curves = read(out, "curves.csv")
-    assert (curves.groupby("run_id").size() == cp.CURVE_POINTS).all()
+    assert (curves.groupby("run_id").size() == CURVE_POINTS).all()
     for run_id, g in curves.groupby("run_id"):
         row = runs.set_index("run_id").loc[run_id]
         assert g["cumulative_bsld"].is_monotonic_increasing and g["cumulative_bsld"].iloc[0] == 0.0
@@ -217,8 +220,7 @@ def test_per_class_avgbsld_uses_the_same_job_sets(tiny):
     a direct simulation's jobs grouped by the trace's reference classes."""
     from bftune.experiments.local_run import run_local
     from bftune.experiments.metrics import bounded_slowdown
-    from bftune.experiments.tables import job_table
-    from bftune.experiments.tables import runs_frame
+    from bftune.experiments.tables import job_table, runs_frame
     from bftune.schedulers.config import SchedulerConfig
     from bftune.workloads.synthetic import generate
 
@@ -227,7 +229,7 @@ def test_per_class_avgbsld_uses_the_same_job_sets(tiny):
     counts = classes.pivot_table(index="run_id", columns="class", values="jobs")
     assert (counts.nunique() == 1).all()  # the same class sizes in every run
     trace = generate(4500, 64, 1)
-    ref = cp.reference_classes(trace.jobs)
+    ref = reference_classes(trace.jobs)
     assert counts.iloc[0]["small"] == ref.count("small") and counts.iloc[0]["large"] == ref.count("large")
     assert counts.iloc[0]["unlabelled"] == ref.count(None)
     assert ref.count("small") > 1000 and ref.count("large") > 1000
@@ -261,7 +263,7 @@ def test_per_class_avgbsld_uses_the_same_job_sets(tiny):
 def test_same_config_and_seed_give_identical_tables(tiny, tmp_path):
     """A second run (inline this time, the first ran on 2 processes) writes byte-identical tables."""
     campaign, _, first = tiny
-    outcome = cp.run_campaign(cp.load_config(TINY), tmp_path, workers=1, progress=False)
+    outcome = run_campaign(load_config(TINY), tmp_path, workers=1, progress=False)
     assert outcome.done == len(campaign.specs)
     for name in TABLES:
         assert (tmp_path / name).read_bytes() == (first / name).read_bytes(), name
@@ -289,7 +291,7 @@ def test_partial_campaign_reports_what_is_stored(tiny, tmp_path):
     campaign, _, _ = tiny
     specs = [s for s in campaign.specs if s.labels["policy"] == "SAF" and s.labels["variant"] in
              ("rf", "runtime-clairvoyant")]
-    outcome = cp.run_campaign(campaign, tmp_path, workers=1, specs=specs, progress=False)
+    outcome = run_campaign(campaign, tmp_path, workers=1, specs=specs, progress=False)
     assert outcome.done == 2
     report = (tmp_path / "report.md").read_text()
     assert "2 of 10 stored" in report and "no stored `base` run" in report and "Incomplete campaign" in report

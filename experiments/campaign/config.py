@@ -1,0 +1,77 @@
+"""Reading a campaign config: TOML in, a validated :class:`Campaign` with its list of runs out.
+
+The common sections are checked here (``[campaign]``, ``[workload]``, which
+sections may appear); each kind checks its own section and expands it into
+runs (``kinds/<kind>.py``).  Every error is one line naming the file, the
+section and the key (:class:`Section`).
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from pathlib import Path
+
+from bftune.experiments.campaign.kinds import KINDS, get_kind
+from bftune.experiments.campaign.limits import MAX_RUNS, MAX_SEED
+from bftune.experiments.campaign.section import Section
+from bftune.experiments.campaign.specs import Campaign, CampaignError
+from bftune.experiments.campaign.workloads import workload_section
+
+CONFIG_DIR = Path(__file__).resolve().parents[1] / "configs"
+WORKLOAD_KEYS = ("trace", "procs", "walltime_from_runtime", "lenient")
+
+
+def load_config(path: str | os.PathLike[str]) -> Campaign:
+    """Read and validate a campaign TOML file into its list of runs."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise CampaignError(f"{path}: no such campaign config") from None
+    except UnicodeDecodeError as exc:
+        raise CampaignError(f"{path}: not a campaign config: not UTF-8 text (byte {exc.object[exc.start]:#04x} "
+                            f"at offset {exc.start}); give a TOML file") from None
+    except OSError as exc:
+        raise CampaignError(f"{path}: cannot read it ({exc.strerror})") from None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise CampaignError(f"{path}: not valid TOML: {exc}") from None
+    return campaign_from_dict(data, str(path), text)
+
+
+def campaign_from_dict(data: dict, source: str = "<config>", text: str = "") -> Campaign:
+    """Validate a parsed config (``tomllib`` output) and expand it into runs."""
+    top = Section(source, "top level", data, ("campaign", "workload", *KINDS))
+    if "campaign" not in data:
+        raise CampaignError(f"{source}: [campaign]: required section is missing")
+    camp = Section(source, "campaign", data["campaign"], ("kind", "name", "seed", "tau"))
+    kind = get_kind(camp.string("kind", choices=tuple(KINDS)))
+    if kind.single_trace and "workload" not in data:
+        raise CampaignError(f"{source}: [workload]: required section is missing")
+    name = camp.string("name", Path(source).stem if source != "<config>" else "campaign")
+    seed = camp.integer("seed", 0, minimum=0, maximum=MAX_SEED, why="seeds are 32-bit")
+    tau = camp.seconds("tau", kind.default_tau)
+    for other in KINDS:
+        if other != kind.name and other in data:
+            raise top.error(other, f"section given but [campaign] kind is {kind.name!r}")
+    wl = Section(source, "workload", data.get("workload", {}), WORKLOAD_KEYS)
+    if kind.single_trace:
+        workload = workload_section(wl)
+    else:
+        for key in ("trace", "procs"):
+            if key in wl.data:
+                raise wl.error(key, f"not with kind = \"{kind.name}\": list the traces in [{kind.name}] "
+                                    "traces (each runs on its header's machine size)")
+        workload = {"walltime_from_runtime": wl.boolean("walltime_from_runtime", False),
+                    "lenient": wl.boolean("lenient", False)}
+    plan = kind.expand(Section(source, kind.name, data.get(kind.name, {}), kind.keys), workload, seed, tau)
+    if len(plan.specs) > MAX_RUNS:
+        raise CampaignError(f"{source}: [{kind.name}]: {len(plan.specs):,} runs: at most {MAX_RUNS:,} in one "
+                            "campaign (split it into several)")
+    ids = [s.run_id for s in plan.specs]
+    if len(set(ids)) != len(ids):  # cannot happen with validated lists; guard anyway
+        raise CampaignError(f"{source}: two runs of the campaign are identical")
+    return Campaign(name=name, kind=kind.name, seed=seed, tau=tau, source=source, config_text=text,
+                    workload=plan.workload, settings=plan.settings, specs=plan.specs)

@@ -1,0 +1,259 @@
+"""Where runs execute, behind the standard ``concurrent.futures.Executor`` interface, and the one loop over it.
+
+- ``--workers 1``: :class:`InlineExecutor`, every run in this process (handy
+  for profiling);
+- ``--workers N``: :class:`ProcessPool`, N spawned local processes;
+- ``--dask ADDRESS``: ``distributed.Client(ADDRESS).get_executor()``.
+
+:func:`completed` submits runs (at most ``capacity`` at a time) and yields
+each one's result, or the exception that lost it, as it finishes; the
+coordinator (``runner.py``) does the rest the same way for all three.
+
+Worker processes and faults (issue 12):
+
+- a worker whose coordinator dies - even by SIGKILL - exits at once: each
+  worker watches the coordinator's end of a pipe (and its parent's sentinel)
+  from a thread and calls ``os._exit`` when it closes.  The same pipe, closed
+  by the coordinator, stops every worker at once on an interrupt;
+- workers ignore SIGINT: Ctrl-C reaches the whole process group, and the
+  coordinator alone decides (it keeps what is stored and stops the workers);
+- one dead worker fails one run: each local process is its own
+  one-process ``ProcessPoolExecutor``, and each holds at most one run at a
+  time.  A ``ProcessPoolExecutor`` with N processes would, when one dies,
+  fail every pending run and terminate the other processes
+  (``BrokenProcessPool``); here only the dead process's pool breaks, its one
+  run is reported failed, and the pool is replaced before the next run.
+  On Dask, lost workers are Dask's business (it reschedules their tasks and
+  gives up on a task after ``distributed.scheduler.allowed-failures``).
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import signal
+import threading
+from concurrent.futures import FIRST_COMPLETED, Executor, Future, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass
+from multiprocessing.connection import Connection
+from typing import Any, Callable, Iterable, Iterator
+
+from bftune.experiments.campaign.specs import CampaignError
+
+#: Exit status of a worker that stopped because its coordinator died or told it to stop.
+WORKER_STOPPED = 75
+
+
+def default_workers() -> int:
+    return max(1, min(2, os.cpu_count() or 1))
+
+
+def max_workers() -> int:
+    """More local processes than this only thrash: 4 per core, at least 8."""
+    return max(8, 4 * (os.cpu_count() or 1))
+
+
+class InlineExecutor(Executor):
+    """Runs each submission at once, in this process (``--workers 1``)."""
+
+    description = "inline (1 process)"
+    capacity = 1
+
+    def submit(self, fn: Callable, /, *args: Any, **kwargs: Any) -> Future:
+        future: Future = Future()
+        try:
+            future.set_result(fn(*args, **kwargs))
+        except Exception as exc:  # an interrupt is not a run's failure: it propagates
+            future.set_exception(exc)
+        return future
+
+
+_started = None  # in a worker process: the flag its pool clears before each run (see ProcessPool)
+
+
+def _worker_init(stop: Connection, started) -> None:
+    """Worker initializer: ignore SIGINT; exit as soon as the coordinator closes ``stop`` or dies."""
+    global _started
+    _started = started
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    waitables: list = [stop]
+    parent = multiprocessing.parent_process()
+    if parent is not None:
+        waitables.append(parent.sentinel)
+
+    def watch() -> None:
+        multiprocessing.connection.wait(waitables)
+        os._exit(WORKER_STOPPED)
+
+    threading.Thread(target=watch, name="bftune-coordinator-watch", daemon=True).start()
+
+
+def _start(fn: Callable, item: Any) -> Any:
+    """In a worker: say that the run has started, then run it."""
+    _started.value = 1
+    return fn(item)
+
+
+class ProcessPool(Executor):
+    """``workers`` spawned local processes, each its own one-process pool (see the module docstring).
+
+    Each pool has a shared flag that its process raises when it starts a
+    run, so a run lost with its process is known to have started or not
+    (:meth:`never_started`).  ``shutdown(wait=False)`` stops the workers at
+    once, abandoning the runs they hold (as Dask's executor cancels its
+    running tasks); ``wait=True`` lets them finish first.
+    """
+
+    def __init__(self, workers: int) -> None:
+        self.capacity = workers
+        self.description = f"{workers} local processes"
+        self._context = multiprocessing.get_context("spawn")  # safe even if this process runs threads
+        self._stop_reader, self._stop_writer = self._context.Pipe(duplex=False)
+        self._pools: list[tuple[ProcessPoolExecutor, Any]] = [self._new_pool() for _ in range(workers)]
+        self._held: list[set[Future]] = [set() for _ in range(workers)]
+        self._flag_of: dict[Future, Any] = {}
+        self.replaced = 0  # pools replaced after their process died
+
+    def _new_pool(self) -> tuple[ProcessPoolExecutor, Any]:
+        started = self._context.Value("b", 0, lock=False)
+        pool = ProcessPoolExecutor(max_workers=1, mp_context=self._context, initializer=_worker_init,
+                                   initargs=(self._stop_reader, started))
+        return pool, started
+
+    def submit(self, fn: Callable, /, *args: Any, **kwargs: Any) -> Future:
+        if kwargs or len(args) != 1:
+            raise TypeError("ProcessPool.submit takes fn and one argument")
+        for held in self._held:  # forget the runs that finished (the caller has their results)
+            done = [f for f in held if f.done()]
+            held.difference_update(done)
+            for f in done:
+                self._flag_of.pop(f, None)
+        i = min(range(len(self._pools)), key=lambda k: len(self._held[k]))
+        idle = not self._held[i]
+        try:
+            future = self._submit(i, idle, fn, args[0])
+        except BrokenProcessPool:  # its process died since its last run: a fresh one takes over
+            self._pools[i][0].shutdown(wait=True)
+            self._pools[i] = self._new_pool()
+            self.replaced += 1
+            future = self._submit(i, idle, fn, args[0])
+        self._held[i].add(future)
+        return future
+
+    def _submit(self, i: int, idle: bool, fn: Callable, item: Any) -> Future:
+        pool, started = self._pools[i]
+        if idle:
+            started.value = 0
+        future = pool.submit(_start, fn, item)
+        if idle:
+            self._flag_of[future] = started
+        return future
+
+    def never_started(self, future: Future) -> bool:
+        """Whether ``future``, lost with its process, had not started yet (then it may simply be retried)."""
+        started = self._flag_of.pop(future, None)
+        return started is not None and started.value == 0 and isinstance(future.exception(), BrokenProcessPool)
+
+    def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
+        if not wait:
+            self._stop_writer.close()  # every worker exits now
+        for pool, _ in self._pools:
+            pool.shutdown(wait=True, cancel_futures=cancel_futures or not wait)
+        self._stop_writer.close()
+        self._stop_reader.close()
+
+
+@dataclass
+class Backend:
+    """An executor, how many runs to give it at a time (None: all), its name, and how to let it go."""
+
+    executor: Executor
+    capacity: int | None
+    description: str
+    close: Callable[[], None] = lambda: None
+
+
+def check_workers(workers: int | None) -> int:
+    """``--workers``, checked before any work: 1 to :func:`max_workers`."""
+    workers = default_workers() if workers is None else workers
+    if workers < 1:
+        raise CampaignError(f"--workers must be at least 1, got {workers}")
+    if workers > max_workers():
+        raise CampaignError(f"--workers {workers} is too many for {os.cpu_count()} cores: at most {max_workers()}")
+    return workers
+
+
+def open_backend(workers: int | None = None, dask=None) -> Backend:
+    """Local processes (``workers``; 1 = inline) or the Dask scheduler at ``dask`` (an address or a Client)."""
+    if dask is not None:
+        return dask_backend(dask)
+    workers = check_workers(workers)
+    if workers == 1:
+        return Backend(InlineExecutor(), 1, InlineExecutor.description)
+    pool = ProcessPool(workers)
+    return Backend(pool, workers, pool.description)
+
+
+def dask_backend(address) -> Backend:
+    """The executor of a Dask cluster (``Client.get_executor``); runs are all submitted at once."""
+    try:
+        from distributed import Client  # optional dependency: bftune[dask]
+    except ImportError:  # pragma: no cover - dask is in the dev group
+        raise CampaignError("--dask needs dask.distributed: install bftune[dask]") from None
+    if isinstance(address, Client):
+        client, own = address, False
+    else:
+        try:
+            client, own = Client(address, timeout="20s"), True
+        except OSError as exc:
+            raise CampaignError(f"--dask {address}: cannot connect to the scheduler ({exc})") from None
+    workers = client.scheduler_info().get("workers", {})
+    # pure=False: a fresh key per submission, so a long-lived cluster never hands back an older attempt
+    return Backend(client.get_executor(pure=False), None,
+                   f"Dask cluster {client.scheduler.address} ({len(workers)} workers)",
+                   client.close if own else (lambda: None))
+
+
+def completed(executor: Executor, fn: Callable[[Any], Any], items: Iterable[Any],
+              capacity: int | None = None, attempts: int = 3) -> Iterator[tuple[Any, Any]]:
+    """Run ``fn(item)`` for every item; yield ``(item, result)`` as each finishes.
+
+    ``result`` is the exception when the run was lost (a dead worker...).  At
+    most ``capacity`` runs are submitted at a time (None: all at once, for a
+    scheduler that balances them itself); runs are submitted in order.  A run
+    lost before it started (the executor's ``never_started``, if it has one)
+    is submitted again, up to ``attempts`` times in all.
+    """
+    pending = iter(items)
+    retry: list[Any] = []
+    tries: dict[int, int] = {}
+    flying: dict[Future, Any] = {}
+    never_started = getattr(executor, "never_started", None)
+
+    def fill() -> None:
+        while capacity is None or len(flying) < capacity:
+            item = retry.pop(0) if retry else next(pending, _END)
+            if item is _END:
+                return
+            flying[executor.submit(fn, item)] = item
+
+    fill()
+    while flying:
+        done, _ = wait(flying, return_when=FIRST_COMPLETED)
+        for future in [f for f in flying if f in done]:  # in submission order
+            item = flying.pop(future)
+            try:
+                result = future.result()
+            except Exception as exc:
+                if never_started is not None and never_started(future):
+                    tries[id(item)] = tries.get(id(item), 1) + 1
+                    if tries[id(item)] <= attempts:
+                        retry.append(item)
+                        continue
+                result = exc
+            yield item, result
+        fill()
+
+
+_END = object()

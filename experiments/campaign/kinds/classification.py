@@ -1,0 +1,297 @@
+"""``kind = "classification"``: small/large runtime classification with kill-and-requeue (SPEC 5, issue 5).
+
+For every trace of ``[classification] traces`` (several traces in one
+campaign; no ``[workload] trace``), every policy (FCFS, WFP3, SPF, SAF by
+default) and every variant: ``base`` (plain EASY(P)), ``rf`` (the online
+random forest, small queue first, with the safeguard), ``rf-no-safeguard``,
+``class-clairvoyant`` (true class known, same safeguard) and
+``runtime-clairvoyant`` (p~ := p, one queue).  One run = one (trace, policy,
+variant) on the **whole trace, not resampled**, on its header's machine
+size; tau = 60 s by default (the classifier study's).  Every classified
+run's forest uses ``[campaign] seed`` itself as its seed (common random
+numbers across variants and policies).  Per run the campaign stores:
+
+- summary metrics (AVGbsld, AvgWait, MaxWait, the sum of bsld, killed jobs,
+  killed runs, safeguard kills, wasted work = processor-seconds of killed
+  runs, and its share of the useful work);
+- AVGbsld per **reference class** (small / large / unlabelled; see
+  :func:`reference_classes`).  The classifier's own label (actual runtime <
+  the divider in force at the job's classification) depends on the run's
+  schedule - the divider is the median runtime of the jobs that *finished*
+  in the last week, and when they finish depends on the variant - so two
+  variants would label different sets of jobs small, and the base variant
+  has no classifier at all.  The per-class table therefore uses one
+  schedule-independent labelling per trace, the same definition applied to
+  the zero-wait replay of the trace (every job ends at r_j + p_j): small iff
+  p_j < median runtime of the jobs ending in (r_j - 7 d, r_j]; no such job =
+  ``unlabelled`` (the first jobs of a trace).  Every variant of a trace is
+  thus split into the same job sets.  ``label_agreement`` in ``runs.csv``
+  is, for a classified run, the share of jobs labelled by both on which the
+  reference class equals the run's classifier label;
+- AVGbsld per month: 30-day periods from the trace's first submission, a
+  job counted in the period of its submission (r_j);
+- the cumulative bsld curve (by completion time, as
+  :func:`bftune.experiments.metrics.cumulative_bsld`) sampled at
+  :data:`CURVE_POINTS` (500) evenly spaced instants from the first submission
+  to the last completion (the step function's value at each instant; the
+  last point is the total);
+- for ``rf`` and ``rf-no-safeguard``: the classification quality of SPEC
+  section 3 (the classifier's report: accuracy, precision and recall of the
+  small class, false small and false large rates, confusion counts), overall
+  and per week of submission.
+
+Section ``[classification]`` (every key but traces optional)::
+
+    traces = ["../shared/workloads/KTH-SP2-1996-2.1-cln.swf.gz", "synthetic:4500:64:1"]   # required
+    policies = ["FCFS", "WFP3", "SPF", "SAF"]
+    variants = ["base", "rf", "rf-no-safeguard", "class-clairvoyant", "runtime-clairvoyant"]
+    features = "weekly"        # or "live" (SPEC section 5)
+    threshold = "inf"          # Theta of EASY, wrapping the small-first queue (none by default)
+    reservation = "count"
+
+``[workload]`` is optional and may only hold ``walltime_from_runtime`` and
+``lenient`` (applied to every trace).  A trace's name in the tables is its
+file name without ``.swf``/``.swf.gz`` (or the ``synthetic:...`` text).
+
+Tables: ``classes.csv`` (per run and reference class), ``months.csv`` (per
+run and 30-day month), ``curves.csv`` (per run and curve point) and
+``classification.csv`` (per rf run: an ``overall`` row and one row per week).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+from functools import lru_cache
+
+import numpy as np
+
+from bftune.experiments.campaign.kinds.kind import CampaignKind, Expansion, TableSpec, whole_trace_columns
+from bftune.experiments.campaign.section import Section
+from bftune.experiments.campaign.specs import RunSpec
+from bftune.experiments.campaign.workloads import WEEK, base_trace, source_key, trace_label, trace_path
+from bftune.experiments.metrics import bounded_slowdown, summarize
+from bftune.experiments.report import classification as report
+from bftune.experiments.tables import cumulative_bsld, job_table, per_period, runs_frame
+from bftune.learning.median import RollingMedian
+from bftune.schedulers.config import SchedulerConfig
+from bftune.schedulers.core.easy import RESERVATION_MODELS
+from bftune.schedulers.drivers.local.simulator import simulate
+from bftune.schedulers.hooks.classified import SmallFirst
+from bftune.workloads.model import job_name, name_width
+
+POLICIES = ("FCFS", "WFP3", "SPF", "SAF")
+VARIANTS = ("base", "rf", "rf-no-safeguard", "class-clairvoyant", "runtime-clairvoyant")
+FEATURES = ("weekly", "live")
+KEYS = ("traces", "policies", "variants", "features", "threshold", "reservation")
+LABELS = ("trace", "policy", "variant", "baseline")
+MONTH = 30 * 86400  # the "months": 30-day periods from the first submission
+CURVE_POINTS = 500  # samples of each stored cumulative bsld curve
+CLASSES = ("small", "large", "unlabelled")
+QUALITY_KEYS = ("n", "tp", "fp", "tn", "fn", "accuracy", "precision", "recall", "false_small_rate",
+                "false_large_rate")
+
+
+def variant_options(variant: str, policy: str, *, features: str, seed: int, threshold: str,
+                    reservation: str) -> dict:
+    """The :class:`SchedulerConfig` options of one variant."""
+    options = {"policy": policy, "threshold": threshold, "reservation": reservation}
+    if variant == "base":
+        return options
+    classifier = {"rf": "rf", "rf-no-safeguard": "rf"}.get(variant, variant)
+    options.update(classifier=classifier, safeguard=variant != "rf-no-safeguard", features=features, seed=seed)
+    return options
+
+
+def expand(t: Section, workload: dict, seed: int, tau: float) -> Expansion:
+    """Every (trace, policy, variant) of the config, each on a whole trace."""
+    traces = t.strings("traces")
+    labels_seen: dict[str, str] = {}
+    sources = []
+    for trace in traces:
+        path = trace_path(t, "traces", trace)
+        label = trace_label(trace)
+        if label in labels_seen:
+            raise t.error("traces", f"{trace!r} and {labels_seen[label]!r} have the same name {label!r} "
+                                    "in the tables")
+        labels_seen[label] = trace
+        sources.append((trace, path, label))
+    policies = t.policies("policies", list(POLICIES))
+    variants = t.strings("variants", list(VARIANTS), choices=VARIANTS)
+    features = t.string("features", "weekly", choices=FEATURES)
+    threshold = t.duration("threshold", "inf")
+    reservation = t.string("reservation", "count", choices=RESERVATION_MODELS)
+    specs = []
+    for trace, path, label in sources:
+        for policy in policies:
+            for variant in variants:
+                options = t.scheduler("variants", variant_options(variant, policy, features=features, seed=seed,
+                                                                  threshold=threshold, reservation=reservation))
+                labels = {"trace": label, "policy": policy, "variant": variant, "baseline": variant == "base"}
+                specs.append(RunSpec(kind="classification", trace=trace, split=None, weeks=0, resample_seed=seed,
+                                     options=options, tau=tau, labels=labels, trace_path=path, procs=None,
+                                     walltime_from_runtime=workload["walltime_from_runtime"],
+                                     lenient=workload["lenient"]))
+    settings = {"traces": [label for _, _, label in sources], "trace_sources": traces, "policies": policies,
+                "variants": variants, "features": features, "threshold": "none" if threshold == "inf" else threshold,
+                "reservation": reservation, "curve_points": CURVE_POINTS, "month_days": MONTH // 86400,
+                "baseline": "base", "forest_seed": seed}
+    return Expansion(settings, specs, {"traces": settings["traces"], "procs": None, **workload})
+
+
+def reference_classes(jobs, window: float = WEEK) -> list[str | None]:
+    """The schedule-independent true class of every job (module docstring), in the order of ``jobs``.
+
+    Replays the trace with every job ending at r_j + p_j (p_j = its runtime,
+    capped by its walltime, as the simulator runs it); the divider at r_j is
+    the median runtime of the jobs ending in (r_j - window, r_j], the
+    classifier's own rule (:class:`~bftune.learning.median.RollingMedian`).
+    A job is ``"small"`` iff p_j < divider, ``"large"`` otherwise, ``None``
+    (unlabelled) when no job ended in the window.
+    """
+    runtimes = [min(float(j.runtime), float(j.walltime)) for j in jobs]
+    ends = sorted((float(j.submit) + p, p) for j, p in zip(jobs, runtimes))
+    order = sorted(range(len(jobs)), key=lambda i: float(jobs[i].submit))
+    out: list[str | None] = [None] * len(jobs)
+    ended = RollingMedian(window)
+    k = 0
+    for i in order:
+        r = float(jobs[i].submit)
+        while k < len(ends) and ends[k][0] <= r:
+            ended.add(*ends[k])
+            k += 1
+        divider = ended.median(r)
+        if divider is not None:
+            out[i] = "small" if runtimes[i] < divider else "large"
+    return out
+
+
+@lru_cache(maxsize=2)
+def _reference_classes(key: tuple) -> dict[str, str | None]:
+    """Reference class per job name (the name the simulator gives it), per trace, cached in the worker."""
+    trace = base_trace(*key)
+    width = name_width(j.id for j in trace.jobs)
+    classes = reference_classes(trace.jobs)
+    return {job_name(j.id, width): c for j, c in zip(trace.jobs, classes)}
+
+
+def curve(times, values, origin: float, points: int) -> list[dict]:
+    """A step function (value after each time) sampled at ``points`` instants from ``origin`` to the last time."""
+    times = np.asarray(times, dtype=float)
+    values = np.asarray(values, dtype=float)
+    if len(times) == 0:
+        return []
+    grid = np.linspace(origin, float(times[-1]), points)
+    idx = np.searchsorted(times, grid, side="right") - 1
+    sampled = np.where(idx >= 0, values[np.maximum(idx, 0)], 0.0)
+    sampled[-1] = values[-1]
+    return [{"point": k, "day": float((t - origin) / 86400.0), "cumulative_bsld": float(v)}
+            for k, (t, v) in enumerate(zip(grid.tolist(), sampled.tolist()))]
+
+
+def run(spec: RunSpec) -> dict:
+    """One (trace, policy, variant) on the whole trace: the tables of the module docstring."""
+    config = SchedulerConfig.from_options(spec.options)
+    trace = base_trace(*source_key(spec))
+    if config.classifier is not None and config.unix_start_time is None and trace.unix_start_time is not None:
+        # the trace's calendar for the calendar features, as run_local does
+        config = replace(config, unix_start_time=trace.unix_start_time, timezone=config.timezone or trace.timezone)
+    m = trace.max_procs
+    core = config.build(m)
+    result = simulate(trace.jobs, m, core)
+    df = runs_frame(result.runs)
+    tau = spec.tau
+    summary = summarize(df, m, tau)
+    jobs = job_table(df)
+    jobs["bsld"] = bounded_slowdown(jobs, tau)
+    ref = _reference_classes(source_key(spec))
+    jobs["class"] = [ref.get(j) or "unlabelled" for j in jobs["job"]]
+    origin = float(min(j.submit for j in trace.jobs))
+    useful = float((jobs["runtime"] * jobs["procs"]).sum())
+    row = {key: summary.get(key) for key in ("jobs", "avg_bsld", "avg_wait", "max_wait", "max_bsld", "mwbs",
+                                             "utilization", "killed_jobs", "killed_runs", "wasted_work")}
+    row["sum_bsld"] = float(math.fsum(jobs["bsld"].tolist()))
+    row["useful_work"] = useful
+    row["wasted_share"] = row["wasted_work"] / useful if useful > 0 else math.nan
+    row["safeguard_kills"] = int(result.report.get("safeguard_kills", 0))
+    for c in CLASSES:
+        row[f"{c}_jobs"] = int((jobs["class"] == c).sum())
+    row["label_agreement"] = _label_agreement(core, ref)
+    row["algorithm"] = config.describe()
+
+    per = per_period(df, MONTH, tau, origin=origin)
+    months = [{"month": int(r.period), "start_day": float((r.start - origin) / 86400.0), "jobs": int(r.jobs),
+               "avg_bsld": float(r.avg_bsld), "avg_wait": float(r.avg_wait), "max_wait": float(r.max_wait)}
+              for r in per.itertuples(index=False)]
+    cum = cumulative_bsld(df, tau)
+    quality = _quality(result.report.get("classification"), config, row)
+    return {"summary": row, "classes": _per_class(jobs), "months": months,
+            "curve": curve(cum["time"].to_numpy(), cum["cumulative_bsld"].to_numpy(), origin, CURVE_POINTS),
+            "classification": quality}
+
+
+def _label_agreement(core, ref: dict[str, str | None]) -> float:
+    """Share of the jobs labelled by both on which the run's classifier label equals the reference class."""
+    hook = next((h for h in core.hooks if isinstance(h, SmallFirst)), None)
+    if hook is None:
+        return math.nan
+    both = agree = 0
+    for job_id, cls in ref.items():
+        if cls is None:
+            continue
+        label = hook.clf.job(job_id)["label"]
+        if label is None:
+            continue
+        both += 1
+        agree += (label == 1) == (cls == "small")
+    return agree / both if both else math.nan
+
+
+def _per_class(jobs) -> list[dict]:
+    classes = []
+    for c in ("all", *CLASSES):
+        sel = jobs if c == "all" else jobs[jobs["class"] == c]
+        n = len(sel)
+        classes.append({"class": c, "jobs": int(n),
+                        "avg_bsld": float(sel["bsld"].mean()) if n else math.nan,
+                        "avg_wait": float(sel["wait"].mean()) if n else math.nan,
+                        "max_wait": float(sel["wait"].max()) if n else math.nan,
+                        "killed_jobs": int((sel["kills"] > 0).sum()),
+                        "wasted_work": float(sel["wasted_work"].sum())})
+    return classes
+
+
+def _quality(cls_report: dict | None, config: SchedulerConfig, row: dict) -> list[dict]:
+    """The rf classifier's quality rows (overall, then per week); its overall accuracy into ``row``."""
+    if cls_report is None or config.classifier != "rf":
+        return []
+    overall = cls_report["overall"]
+    counts = cls_report["counts"]
+    quality = [{"scope": "overall", "week": None, "submitted": counts["classified"],
+                "evaluated": counts["evaluated"], "unlabelled": counts["unlabelled"],
+                "predicted_small": counts["predicted_small"], **{k: overall[k] for k in QUALITY_KEYS},
+                "model": "", "train_size": None}]
+    for w in cls_report["weeks"]:
+        quality.append({"scope": "week", "week": w["week"], "submitted": w["submitted"],
+                        "evaluated": w["evaluated"], "unlabelled": w["unlabelled"],
+                        "predicted_small": w["predicted_small"],
+                        **{k: w["metrics"][k] for k in QUALITY_KEYS}, "model": w["model"]["kind"],
+                        "train_size": w["model"]["train_size"]})
+    row["accuracy"] = overall["accuracy"]
+    return quality
+
+
+_SHORT = ("trace", "policy", "variant")
+_QUALITY_COLUMNS = ("scope", "week", "submitted", "evaluated", "unlabelled", "predicted_small", *QUALITY_KEYS,
+                    "model", "train_size")
+KIND = CampaignKind(
+    name="classification", help="small/large runtime classification on whole traces", keys=KEYS, expand=expand,
+    run=run, labels=LABELS, run_columns=whole_trace_columns,
+    tables=(TableSpec("classes", "classes", _SHORT, ("run_id", *_SHORT, "class", "jobs", "avg_bsld", "avg_wait",
+                                                     "max_wait", "killed_jobs", "wasted_work")),
+            TableSpec("months", "months", _SHORT, ("run_id", *_SHORT, "month", "start_day", "jobs", "avg_bsld",
+                                                   "avg_wait", "max_wait")),
+            TableSpec("curves", "curve", _SHORT, ("run_id", *_SHORT, "point", "day", "cumulative_bsld")),
+            TableSpec("classification", "classification", _SHORT, ("run_id", *_SHORT, *_QUALITY_COLUMNS),
+                      integers=("week", "train_size"))),
+    report=report.write, report_files=report.FILES, single_trace=False, default_tau=60.0)

@@ -1,0 +1,151 @@
+"""``kind = "online"``: online policy selection on resampled traces (SPEC section 4, issue 4).
+
+On ``resamples`` (60 by default) resampled traces of ``weeks`` weeks (104 =
+two years), run the fixed policies (12 by default, EASY(P, Theta) with no
+selector: a plain scheduler, independent of Delta) and the selectors
+(random, full, noisy, bandit) for each period Delta (1d, 1w), all with
+Theta = 40 h.  The baseline is the fixed EASY(FCFS, 40 h).  One run = one
+strategy on one resampled trace.  Selectors are seeded with the resample's
+seed (common random numbers across strategies).
+
+Section ``[online]`` (every key optional)::
+
+    resamples = 60
+    weeks = 104
+    threshold = "40h"
+    fixed = ["FCFS", "LCFS", ..., "SAF"]   # the 12 of SPEC section 2
+    selectors = ["random", "full", "noisy", "bandit"]
+    periods = ["1d", "1w"]
+    candidates = [... the 12 ...]
+    epsilon = 0.1
+    noise = 0.2
+    decay = 1.0
+    reservation = "count"
+    baseline = "FCFS"          # EASY(FCFS, threshold); added to the runs if not in `fixed`
+
+Tables: ``periods.csv`` (per run and week of the trace: jobs, summed and
+maximum wait) and ``choices.csv`` (the selectors' choice per period).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from bftune.experiments.campaign.kinds.kind import CampaignKind, Expansion, TableSpec, resampled_columns
+from bftune.experiments.campaign.limits import MAX_RESAMPLES, MAX_RUNS, MAX_WEEKS, RESAMPLES_WHY, WEEKS_WHY
+from bftune.experiments.campaign.section import Section
+from bftune.experiments.campaign.specs import RunSpec, derive_seed
+from bftune.experiments.campaign.workloads import WEEK, prepared_trace
+from bftune.experiments.local_run import run_local
+from bftune.experiments.report import online as report
+from bftune.schedulers.config import SchedulerConfig
+from bftune.schedulers.core.easy import RESERVATION_MODELS
+from bftune.schedulers.core.policies import SELECTION_DEFAULT
+
+KILLED = "COMPLETED_KILLED"
+SELECTORS = ("random", "full", "noisy", "bandit")
+PERIODS = ("1d", "1w")
+KEYS = ("resamples", "weeks", "threshold", "fixed", "selectors", "periods", "candidates", "epsilon",
+        "noise", "decay", "reservation", "baseline")
+LABELS = ("resample", "strategy", "family", "selector", "period", "baseline")
+#: The options each selector takes beyond the common ones.
+SELECTOR_KEYS = {"random": ("decay",), "full": ("decay",), "noisy": ("decay", "noise"),
+                 "bandit": ("decay", "epsilon")}
+
+
+def expand(t: Section, workload: dict, seed: int, tau: float) -> Expansion:
+    """The strategies (baseline, fixed policies, selectors x periods) on every resampled trace."""
+    resamples = t.integer("resamples", 60, minimum=1, maximum=MAX_RESAMPLES, why=RESAMPLES_WHY)
+    weeks = t.integer("weeks", 104, minimum=1, maximum=MAX_WEEKS, why=WEEKS_WHY)
+    threshold = t.duration("threshold", "40h")
+    fixed = t.policies("fixed", list(SELECTION_DEFAULT)) if t.data.get("fixed", None) != [] else []
+    selectors = t.strings("selectors", list(SELECTORS), choices=SELECTORS) \
+        if t.data.get("selectors", None) != [] else []
+    periods = t.durations("periods", list(PERIODS), allow_infinite=False)
+    candidates = t.policies("candidates", list(SELECTION_DEFAULT))
+    values = {"epsilon": t.number("epsilon", 0.1), "noise": t.number("noise", 0.2), "decay": t.number("decay", 1.0)}
+    reservation = t.string("reservation", "count", choices=RESERVATION_MODELS)
+    baseline = t.policy("baseline", t.string("baseline", "FCFS"))
+    strategies: list[tuple[str, dict, dict]] = []  # (family, options without seed, labels)
+    for p in ([baseline] if baseline not in fixed else []) + fixed:
+        options = t.scheduler("fixed", {"policy": p, "threshold": threshold, "reservation": reservation})
+        strategies.append(("fixed", options, {"strategy": p, "family": "fixed", "selector": "", "period": "",
+                                              "baseline": p == baseline}))
+    for sel in selectors:
+        for period in periods:
+            options = {"selector": sel, "period": period, "threshold": threshold, "reservation": reservation,
+                       "candidates": list(candidates)}
+            options.update({k: values[k] for k in SELECTOR_KEYS[sel]})
+            t.scheduler(_bad_key(options) or "selectors", options)
+            strategies.append(("selector", options, {"strategy": f"{sel}/{period}", "family": sel, "selector": sel,
+                                                     "period": period, "baseline": False}))
+    if resamples * len(strategies) > MAX_RUNS:
+        raise t.error("resamples", f"{resamples} resamples x {len(strategies)} strategies = "
+                                   f"{resamples * len(strategies):,} runs: at most {MAX_RUNS:,} in one campaign")
+    specs = []
+    for r in range(resamples):
+        rseed = derive_seed(seed, "online", r)
+        for family, options, labels in strategies:
+            opts = dict(options)
+            if family == "selector":
+                opts["seed"] = rseed
+            specs.append(RunSpec(kind="online", trace=workload["trace"], split=None, weeks=weeks, resample_seed=rseed,
+                                 options=opts, tau=tau, labels={"resample": r, **labels},
+                                 trace_path=workload["trace_path"], procs=workload["procs"],
+                                 walltime_from_runtime=workload["walltime_from_runtime"],
+                                 lenient=workload["lenient"]))
+    settings = {"resamples": resamples, "weeks": weeks, "threshold": threshold, "fixed": fixed,
+                "selectors": selectors, "periods": periods, "candidates": candidates, **values,
+                "reservation": reservation, "baseline": f"EASY({baseline}, {threshold})",
+                "baseline_strategy": baseline, "strategies": [lab["strategy"] for _, _, lab in strategies]}
+    return Expansion(settings, specs, {k: v for k, v in workload.items() if k != "trace_path"})
+
+
+def _bad_key(options: dict) -> str:
+    """Which numeric selector option is out of range (for the error message), if any."""
+    if not (0 < options.get("decay", 1.0) <= 1):
+        return "decay"
+    if not (0 <= options.get("noise", 0.0) < 1):
+        return "noise"
+    if not (0 <= options.get("epsilon", 0.0) <= 1):
+        return "epsilon"
+    return ""
+
+
+def run(spec: RunSpec) -> dict:
+    """One strategy on one resampled trace: summary, per-week waits, the selector's choices."""
+    config = SchedulerConfig.from_options(spec.options)
+    trace = prepared_trace(spec)
+    summary, result = run_local(trace, config, None, tau=spec.tau)
+    origin = min(job.submit for job in trace.jobs)
+    final = [run for run in result.runs if run.state != KILLED]
+    submit = np.array([run.original_submit for run in final], dtype=float)
+    wait = np.array([run.start - run.original_submit for run in final], dtype=float)
+    week = ((submit - origin) // WEEK).astype(int)
+    n_weeks = int(week.max()) + 1 if len(week) else 0
+    periods = []
+    for w in range(n_weeks):
+        sel = wait[week == w]
+        periods.append({"week": w, "start": w * WEEK, "jobs": int(len(sel)),
+                        "sum_wait": float(math.fsum(sel.tolist())),
+                        "max_wait": float(sel.max()) if len(sel) else math.nan})
+    choices = [{"period": int(e["period"]), "start": float(e["start"] - origin), "policy": e["policy"]}
+               for e in summary.get("periods", [])]
+    row = {key: summary.get(key) for key in ("jobs", "avg_wait", "max_wait", "avg_bsld", "mwbs", "utilization",
+                                             "makespan")}
+    row["total_wait"] = float(math.fsum(wait.tolist()))
+    row["algorithm"] = config.describe()
+    row["simulated_weeks"] = n_weeks
+    return {"summary": row, "periods": periods, "choices": choices}
+
+
+_SHORT = ("resample", "strategy")
+KIND = CampaignKind(
+    name="online", help="online policy selection on resampled traces", keys=KEYS, expand=expand, run=run,
+    labels=LABELS, run_columns=resampled_columns,
+    tables=(TableSpec("periods", "periods", _SHORT,
+                      ("run_id", *_SHORT, "week", "start", "jobs", "sum_wait", "max_wait")),
+            TableSpec("choices", "choices", _SHORT, ("run_id", *_SHORT, "period", "start", "policy"))),
+    report=report.write, report_files=report.FILES)

@@ -1,0 +1,25 @@
+"""Size limits of a campaign config, so that an absurd value is refused with one line, not a MemoryError.
+
+Each limit is far beyond the published studies (250 weeks per half offline,
+104 weeks x 60 resamples online, 80 runs of whole traces) and below what
+stops fitting in memory: a resampled trace holds about ``weeks`` x (jobs per
+week of the source) jobs, about 3,300 a week for the densest archive trace
+(CEA-Curie), at about 2 KB per job while it is simulated.
+"""
+
+from __future__ import annotations
+
+#: Weeks of one resampled trace (or half).
+MAX_WEEKS = 1_000
+WEEKS_WHY = "about 19 years; the studies use 250 and 104"
+#: Resampled traces of an online campaign.
+MAX_RESAMPLES = 10_000
+RESAMPLES_WHY = "the study uses 60"
+#: Runs of one campaign (campaign.json lists them all; one file per run).
+MAX_RUNS = 100_000
+#: ``synthetic:N:M``: ten times the largest archive trace (CEA-Curie: 290,124 jobs, 93,312 processors).
+MAX_SYNTHETIC_JOBS = 3_000_000
+MAX_PROCS = 1_000_000
+PROCS_WHY = "ten times the largest archive machine"
+#: Seeds feed numpy and scikit-learn, whose seeds are 32-bit.
+MAX_SEED = 2**32 - 1

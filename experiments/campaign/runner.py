@@ -1,0 +1,126 @@
+"""The coordinator: run every spec not stored yet, store each result at once, then publish tables and report.
+
+One process coordinates (this one); runs execute on an executor
+(``executors.py``).  Only the coordinator writes in the campaign directory,
+under its lock (``store.py``).  Interrupted (SIGINT, or SIGTERM through the
+CLI), it stops the workers at once, keeps every stored run and re-raises:
+the same command resumes.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TextIO
+
+from bftune.experiments.campaign.executors import check_workers, completed, open_backend
+from bftune.experiments.campaign.specs import Campaign, CampaignError, RunSpec
+from bftune.experiments.campaign.store import (DirectoryLock, load_meta, open_out_dir, publish, remove_leftovers,
+                                               store_result, stored_run_ids, write_meta)
+from bftune.experiments.campaign.worker import execute_run, lost_run
+from bftune.experiments.progress import Progress
+
+
+@dataclass
+class Outcome:
+    total: int
+    reused: int
+    done: int
+    failures: list[dict]
+    out_dir: Path
+    wall_s: float
+    executor: str
+
+    @property
+    def exit_code(self) -> int:
+        return 1 if self.failures else 0
+
+
+def run_campaign(campaign: Campaign, out_dir: str | os.PathLike[str], *, workers: int | None = None,
+                 dask=None, specs: list[RunSpec] | None = None, progress: bool = True, stream: TextIO | None = None,
+                 report: bool = True) -> Outcome:
+    """Run every spec not yet stored in ``out_dir``, store each at once, then write tables and report.
+
+    ``specs`` restricts this invocation to some of the campaign's runs (the
+    tables still cover the whole campaign, with what is stored).  The
+    directory and ``workers`` are checked, and the directory locked, before
+    any work.
+    """
+    stream = stream if stream is not None else sys.stderr
+    if dask is None:
+        check_workers(workers)
+    out = open_out_dir(out_dir)
+    with DirectoryLock(out):
+        remove_leftovers(out)
+        _note_previous(out, campaign, stream)
+        write_meta(out, campaign)
+        specs = list(campaign.specs if specs is None else specs)
+        stored = stored_run_ids(out)
+        todo = [s for s in specs if s.run_id not in stored]
+        outcome = Outcome(total=len(specs), reused=len(specs) - len(todo), done=0, failures=[], out_dir=out,
+                          wall_s=0.0, executor="")
+        t0 = time.monotonic()
+        backend = open_backend(workers if todo else 1, dask if todo else None)
+        outcome.executor = backend.description
+        if progress:
+            stream.write(f"campaign {campaign.name} ({campaign.kind}): {len(specs)} runs, {outcome.reused} already "
+                         f"stored, {len(todo)} to run on {backend.description}\n")
+        bar = Progress(len(specs), outcome.reused, stream, enabled=progress)
+        bar.draw(force=True)
+        finished = False
+        try:
+            for item, result in completed(backend.executor, execute_run, [s.to_dict() for s in todo],
+                                          backend.capacity):
+                if isinstance(result, BaseException):
+                    result = lost_run(item, result)
+                _store(out, result, outcome)
+                bar.update(result.get("status") == "ok")
+            finished = True
+        except KeyboardInterrupt:
+            bar.close()
+            stream.write(f"interrupted: {outcome.reused + outcome.done} of {len(specs)} runs are stored in "
+                         f"{out}/runs; run the same command again to resume\n")
+            raise
+        finally:
+            backend.executor.shutdown(wait=finished)  # not finished: stop the workers now
+            backend.close()
+        bar.close()
+        outcome.wall_s = time.monotonic() - t0
+        publish(out, report=report)
+    return outcome
+
+
+def _store(out: Path, record: dict, outcome: Outcome) -> None:
+    try:
+        store_result(out, record)
+    except OSError as exc:
+        raise CampaignError(f"{exc.filename or out}: cannot write it ({exc.strerror or exc}); the "
+                            f"{outcome.reused + outcome.done} runs stored before are kept") from None
+    if record.get("status") == "ok":
+        outcome.done += 1
+    else:
+        outcome.failures.append(record)
+
+
+def _note_previous(out: Path, campaign: Campaign, stream: TextIO) -> None:
+    """Say so when ``out`` held another campaign: its runs stay, the tables will not cover them."""
+    if not (out / "campaign.json").exists():
+        return
+    try:
+        previous = load_meta(out)
+    except CampaignError:
+        previous = {}
+    if (previous.get("name"), previous.get("kind")) != (campaign.name, campaign.kind):
+        stream.write(f"note: {out} held campaign {previous.get('name')!r} ({previous.get('kind')}); its stored "
+                     f"runs stay in runs/ but the tables will cover {campaign.name!r} only\n")
+
+
+def format_failures(failures: list[dict]) -> str:
+    lines = [f"{len(failures)} run(s) failed (details and tracebacks in failures/<run_id>.json):"]
+    for f in failures:
+        spec = RunSpec.from_dict(f["spec"])
+        lines.append(f"  - {spec.describe()}\n    error: {f.get('error')}")
+    return "\n".join(lines)

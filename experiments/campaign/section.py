@@ -1,0 +1,148 @@
+"""Typed access to one table of a campaign config, with errors naming the file, the section and the key.
+
+Every check of a campaign config goes through :class:`Section`, so a bad value
+always reads ``FILE: [section] key: what is wrong`` (one line, exit status 2
+from the CLI).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterable
+
+from bftune.experiments.campaign.specs import CampaignError
+from bftune.schedulers.config import ConfigError, SchedulerConfig
+from bftune.schedulers.core.durations import DurationError, format_duration, parse_duration
+from bftune.schedulers.core.policies import UnknownPolicyError, get_policy
+
+REQUIRED = object()
+
+
+class Section:
+    """One TOML table (``data``) of ``file``; unknown keys are refused at once."""
+
+    def __init__(self, file: str, name: str, data: Any, known: Iterable[str]) -> None:
+        self.file, self.name = file, name
+        if not isinstance(data, dict):
+            raise CampaignError(f"{file}: [{name}] must be a table, got {type(data).__name__}")
+        self.data = data
+        known = tuple(known)
+        unknown = sorted(set(data) - set(known))
+        if unknown:
+            raise CampaignError(f"{file}: [{name}] {unknown[0]}: unknown key; known keys: {', '.join(sorted(known))}")
+
+    def error(self, key: str, msg: str) -> CampaignError:
+        return CampaignError(f"{self.file}: [{self.name}] {key}: {msg}")
+
+    def get(self, key: str, default: Any) -> Any:
+        """The raw value of ``key``; ``default`` if absent (``REQUIRED``: absent is an error)."""
+        if key in self.data:
+            return self.data[key]
+        if default is REQUIRED:
+            raise self.error(key, "required key is missing")
+        return default
+
+    def string(self, key: str, default: Any = REQUIRED, choices: Iterable[str] | None = None) -> str:
+        v = self.get(key, default)
+        if not isinstance(v, str):
+            raise self.error(key, f"expected a string, got {v!r}")
+        if choices is not None and v not in choices:
+            raise self.error(key, f"{v!r} is not one of {', '.join(choices)}")
+        return v
+
+    def integer(self, key: str, default: Any = REQUIRED, minimum: int | None = None,
+                maximum: int | None = None, why: str = "") -> int | None:
+        """An integer in [minimum, maximum]; ``why`` explains the maximum in the error."""
+        v = self.get(key, default)
+        if v is None and default is None:
+            return None
+        if isinstance(v, bool) or not isinstance(v, int):
+            raise self.error(key, f"expected an integer, got {v!r}")
+        if minimum is not None and v < minimum:
+            raise self.error(key, f"expected an integer >= {minimum}, got {v}")
+        if maximum is not None and v > maximum:
+            raise self.error(key, f"{v} is too large: at most {maximum}{f' ({why})' if why else ''}")
+        return v
+
+    def number(self, key: str, default: Any = REQUIRED) -> float:
+        v = self.get(key, default)
+        if isinstance(v, bool) or not isinstance(v, (int, float)):
+            raise self.error(key, f"expected a number, got {v!r}")
+        return float(v)
+
+    def boolean(self, key: str, default: Any = REQUIRED) -> bool:
+        v = self.get(key, default)
+        if not isinstance(v, bool):
+            raise self.error(key, f"expected true or false, got {v!r}")
+        return v
+
+    def duration(self, key: str, default: Any = REQUIRED, allow_infinite: bool = True) -> str:
+        """A duration, normalised to its shortest form ("40h", "inf")."""
+        return self._duration(key, self.get(key, default), allow_infinite)
+
+    def _duration(self, key: str, v: Any, allow_infinite: bool) -> str:
+        if isinstance(v, bool) or not isinstance(v, (str, int, float)):
+            raise self.error(key, f"expected a duration such as \"40h\", got {v!r}")
+        try:
+            seconds = parse_duration(v, key, allow_infinite=allow_infinite)
+        except DurationError as exc:
+            raise self.error(key, str(exc).split(": ", 1)[-1]) from None
+        if seconds <= 0 and not allow_infinite:
+            raise self.error(key, f"expected a positive duration, got {v!r}")
+        return format_duration(seconds)
+
+    def seconds(self, key: str, default: Any = REQUIRED) -> float:
+        """A positive, finite number of seconds (``10`` or ``"10s"``)."""
+        value = self.get(key, default)
+        try:
+            seconds = parse_duration(value, key, allow_infinite=False)
+        except DurationError as exc:
+            raise self.error(key, str(exc).split(": ", 1)[-1]) from None
+        if seconds <= 0:
+            raise self.error(key, f"expected a positive number of seconds, got {value!r}")
+        return seconds
+
+    def strings(self, key: str, default: Any = REQUIRED, choices: Iterable[str] | None = None,
+                upper: bool = False, unique: bool = True) -> list[str]:
+        v = self.get(key, default)
+        if not isinstance(v, (list, tuple)) or not v:
+            raise self.error(key, f"expected a non-empty list of strings, got {v!r}")
+        out = []
+        for item in v:
+            if not isinstance(item, str):
+                raise self.error(key, f"expected strings, got {item!r}")
+            item = item.strip().upper() if upper else item.strip()
+            if choices is not None and item not in choices:
+                raise self.error(key, f"{item!r} is not one of {', '.join(choices)}")
+            out.append(item)
+        if unique and len(set(out)) != len(out):
+            dup = next(x for x in out if out.count(x) > 1)
+            raise self.error(key, f"{dup!r} is listed twice")
+        return out
+
+    def durations(self, key: str, default: Any, allow_infinite: bool) -> list[str]:
+        v = self.get(key, default)
+        if not isinstance(v, (list, tuple)) or not v:
+            raise self.error(key, f"expected a non-empty list of durations, got {v!r}")
+        out = [self._duration(key, item, allow_infinite) for item in v]
+        if len(set(out)) != len(out):
+            raise self.error(key, f"a duration is listed twice ({', '.join(out)})")
+        return out
+
+    def policy(self, key: str, name: str) -> str:
+        """A policy name of the registry, in the registry's spelling."""
+        try:
+            return get_policy(name).name
+        except UnknownPolicyError as exc:
+            raise self.error(key, str(exc)) from None
+
+    def policies(self, key: str, default: Any) -> list[str]:
+        """A list of distinct policy names (case-insensitive), in the registry's spelling."""
+        return [self.policy(key, p) for p in self.strings(key, default, upper=True)]
+
+    def scheduler(self, key: str, options: dict) -> dict:
+        """``options`` if :meth:`SchedulerConfig.from_options` accepts them, else an error naming ``key``."""
+        try:
+            SchedulerConfig.from_options(options)
+        except ConfigError as exc:
+            raise self.error(key, str(exc)) from None
+        return options

@@ -1,0 +1,110 @@
+"""What a campaign is made of: :class:`Campaign` (the validated config) and its :class:`RunSpec` list.
+
+A run spec is plain data (JSON-able, picklable): the coordinator ships it to
+a worker as a dict, the worker runs it, the store keeps it beside the result.
+``run_id`` hashes everything that decides the run's results, so a re-run of
+the same config finds the runs already stored.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+#: Version of the run files and of the run identity; bump it when a run's meaning changes.
+RESULT_FORMAT = 1
+
+
+class CampaignError(ValueError):
+    """A bad campaign config or output directory; the message names the file and the key."""
+
+
+def derive_seed(seed: int, *parts: Any) -> int:
+    """A 32-bit seed from the campaign seed and a path of labels (documented, reproducible).
+
+    ``derive_seed(seed, *parts)`` = the first 8 hex digits of
+    sha256(json([seed, *parts])): online resample i uses
+    ``derive_seed(seed, "online", i)``, offline half h ``derive_seed(seed, "offline", h)``.
+    """
+    text = json.dumps([seed, *parts], separators=(",", ":"))
+    return int(hashlib.sha256(text.encode()).hexdigest()[:8], 16)
+
+
+@dataclass
+class RunSpec:
+    """One independent simulation job of a campaign.
+
+    ``trace`` is the source as written in the config (part of the run id);
+    ``trace_path`` is where workers read it (None for ``synthetic:``).
+    ``options`` is a :meth:`SchedulerConfig.from_options` dict; ``labels``
+    describe the run for the tables (strategy, pair, resample...).  ``weeks``
+    = 0 means the whole trace, not resampled.
+    """
+
+    kind: str
+    trace: str
+    split: str | None
+    weeks: int
+    resample_seed: int
+    options: dict
+    tau: float = 10.0
+    labels: dict = field(default_factory=dict)
+    trace_path: str | None = None
+    procs: int | None = None
+    walltime_from_runtime: bool = False
+    lenient: bool = False
+    run_id: str = ""
+
+    def __post_init__(self) -> None:
+        if not self.run_id:
+            self.run_id = self.compute_id()
+
+    def identity(self) -> dict:
+        """Everything that determines the run's results (labels and the resolved path excluded)."""
+        return {"format": RESULT_FORMAT, "kind": self.kind, "trace": self.trace, "procs": self.procs,
+                "walltime_from_runtime": self.walltime_from_runtime, "lenient": self.lenient,
+                "split": self.split, "weeks": self.weeks, "resample_seed": self.resample_seed,
+                "options": self.options, "tau": self.tau}
+
+    def compute_id(self) -> str:
+        text = json.dumps(self.identity(), sort_keys=True, separators=(",", ":"))
+        return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, d: dict) -> RunSpec:
+        return cls(**d)
+
+    def describe(self) -> str:
+        """One line naming the run: labels, trace, seed and options (for failure lists)."""
+        lab = ", ".join(f"{k}={v}" for k, v in self.labels.items() if k != "baseline")
+        if self.weeks == 0:
+            where = f"whole trace, seed {self.resample_seed}"
+        else:
+            where = f"split {self.split}, {self.weeks} weeks, resample seed {self.resample_seed}"
+        return f"{self.kind} run {self.run_id} ({lab}; trace {self.trace}, {where}; options {json.dumps(self.options)})"
+
+
+@dataclass
+class Campaign:
+    """A validated config: its settings (normalised) and every run it expands into."""
+
+    name: str
+    kind: str
+    seed: int
+    tau: float
+    source: str  # config file, or a description
+    config_text: str
+    workload: dict
+    settings: dict
+    specs: list[RunSpec]
+
+    def meta(self) -> dict:
+        """The content of ``campaign.json``."""
+        return {"format": RESULT_FORMAT, "name": self.name, "kind": self.kind, "seed": self.seed, "tau": self.tau,
+                "source": self.source, "config_text": self.config_text, "workload": self.workload,
+                "settings": self.settings, "specs": [s.to_dict() for s in self.specs]}

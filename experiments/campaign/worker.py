@@ -1,0 +1,36 @@
+"""What a worker does with one run: spec in, record out (never an exception for a run's own error)."""
+
+from __future__ import annotations
+
+import datetime as _dt
+import os
+import socket
+import time
+import traceback
+
+from bftune.experiments.campaign.kinds import get_kind
+from bftune.experiments.campaign.specs import RESULT_FORMAT, RunSpec
+
+
+def execute_run(spec_dict: dict) -> dict:
+    """Run one spec; a crashed run is returned as a failure record with its traceback."""
+    t0, c0 = time.perf_counter(), time.process_time()
+    record = {"format": RESULT_FORMAT, "run_id": spec_dict.get("run_id"), "spec": spec_dict,
+              "worker": f"{socket.gethostname()}:{os.getpid()}"}
+    try:
+        spec = RunSpec.from_dict(spec_dict)
+        record.update(status="ok", **get_kind(spec.kind).run(spec))
+    except Exception as exc:  # a crashed run is reported, the campaign goes on
+        record.update(status="failed", error=f"{type(exc).__name__}: {exc}", traceback=traceback.format_exc())
+    record["elapsed_s"] = round(time.perf_counter() - t0, 3)
+    record["cpu_s"] = round(time.process_time() - c0, 3)
+    record["finished_at"] = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="milliseconds")
+    return record
+
+
+def lost_run(spec_dict: dict, exc: BaseException) -> dict:
+    """The failure record of a run whose worker died or was lost (the exception says how)."""
+    return {"format": RESULT_FORMAT, "run_id": spec_dict["run_id"], "spec": spec_dict, "status": "failed",
+            "error": f"{type(exc).__name__}: {exc} (the worker running it died or was lost; run the campaign "
+                     "again to retry it)",
+            "traceback": "".join(traceback.format_exception(exc))}

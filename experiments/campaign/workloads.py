@@ -1,0 +1,135 @@
+"""A campaign's traces: checked when the config is read, prepared (read, split, resampled) in the workers.
+
+Config side: :func:`trace_path` checks one source (``synthetic:N:M[:SEED]``
+or a file; relative paths are relative to the repository root, so the
+shipped configs work wherever the checkout is) and :func:`trace_label` names
+it in the tables.
+
+Worker side: every step is cached per process (``lru_cache``) on what
+defines it - the trace, the split, the number of weeks and the resample
+seed - and campaigns list their runs resample by resample, so consecutive
+runs in one worker share the prepared workload.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+
+from bftune.experiments.campaign.limits import MAX_PROCS, MAX_SYNTHETIC_JOBS, PROCS_WHY
+from bftune.experiments.campaign.section import Section
+from bftune.experiments.campaign.specs import RunSpec
+from bftune.workloads.model import Trace
+from bftune.workloads.resample import resample, split_halves
+from bftune.workloads.swf import read_swf
+from bftune.workloads.synthetic import generate
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+WEEK = 7 * 86400
+
+
+def trace_path(t: Section, key: str, trace: str, procs: int | None = None) -> str | None:
+    """Check one trace source (``synthetic:N:M[:SEED]`` or a file); its resolved path (None if synthetic)."""
+    if trace.startswith("synthetic:"):
+        parts = trace.split(":")[1:]
+        try:
+            nums = [int(p) for p in parts]
+        except ValueError:
+            nums = []
+        if len(nums) not in (2, 3) or any(n < 1 for n in nums[:2]) or (len(nums) == 3 and nums[2] < 0):
+            raise t.error(key, f"{trace!r}: write synthetic:N:M or synthetic:N:M:SEED "
+                               "(N jobs of the Lublin-Feitelson model on M processors)")
+        if nums[0] > MAX_SYNTHETIC_JOBS or nums[1] > MAX_PROCS:
+            raise t.error(key, f"{trace!r}: too large: at most {MAX_SYNTHETIC_JOBS:,} jobs on "
+                               f"{MAX_PROCS:,} processors (ten times the largest archive trace)")
+        if procs is not None:
+            raise t.error("procs", "a synthetic trace sets its machine size in trace = \"synthetic:N:M\"")
+        return None
+    p = Path(trace).expanduser()
+    if not p.is_absolute():
+        p = REPO_ROOT / p
+    if not p.is_file():
+        raise t.error(key, f"{trace!r}: no such file ({p}; relative paths are relative to the "
+                           f"repository root {REPO_ROOT})")
+    return str(p.resolve())
+
+
+def trace_label(trace: str) -> str:
+    """A trace's short name in the tables: the file name without .swf/.swf.gz, or the synthetic:... text."""
+    if trace.startswith("synthetic:"):
+        return trace
+    name = Path(trace).name
+    for suffix in (".swf.gz", ".swf"):
+        if name.endswith(suffix) and len(name) > len(suffix):
+            return name[: -len(suffix)]
+    return name
+
+
+def workload_section(t: Section) -> dict:
+    """The ``[workload]`` section of a single-trace campaign (offline, online)."""
+    trace = t.string("trace")
+    procs = t.integer("procs", None, minimum=1, maximum=MAX_PROCS, why=PROCS_WHY)
+    wff = t.boolean("walltime_from_runtime", False)
+    lenient = t.boolean("lenient", False)
+    path = trace_path(t, "trace", trace, procs)
+    return {"trace": trace, "trace_path": path, "procs": procs, "walltime_from_runtime": wff,
+            "lenient": lenient}
+
+
+# --- worker side -------------------------------------------------------------------------
+
+
+def source_key(spec: RunSpec) -> tuple:
+    """What identifies a run's source trace (the cache key of :func:`base_trace`)."""
+    return (spec.trace, spec.trace_path, spec.procs, spec.walltime_from_runtime, spec.lenient)
+
+
+@lru_cache(maxsize=2)
+def base_trace(trace: str, trace_path: str | None, procs: int | None, wff: bool, lenient: bool) -> Trace:
+    """The source trace, read or generated once per worker process."""
+    if trace.startswith("synthetic:"):
+        nums = [int(x) for x in trace.split(":")[1:]]
+        return generate(nums[0], nums[1], nums[2] if len(nums) > 2 else 1)
+    return read_swf(trace_path or trace, max_procs=procs, lenient=lenient,
+                    walltime_fallback="runtime" if wff else None)
+
+
+@lru_cache(maxsize=2)
+def _halves(key: tuple) -> tuple[Trace, Trace]:
+    return split_halves(base_trace(*key))
+
+
+def source_trace(spec: RunSpec) -> Trace:
+    """The trace, or half of it, that ``spec`` resamples."""
+    return _source(source_key(spec), spec.split)
+
+
+def _source(key: tuple, split: str | None) -> Trace:
+    if split is None:
+        return base_trace(*key)
+    train, test = _halves(key)
+    return train if split == "train" else test
+
+
+@lru_cache(maxsize=4)
+def _resampled(key: tuple, split: str | None, weeks: int, seed: int) -> Trace:
+    return resample(_source(key, split), weeks, seed)
+
+
+def prepared_trace(spec: RunSpec) -> Trace:
+    """The resampled trace of ``spec``, cached per (trace, split, weeks, seed) in this process."""
+    return _resampled(source_key(spec), spec.split, spec.weeks, spec.resample_seed)
+
+
+def weekly_jobs(spec: RunSpec) -> tuple[int, list[list]]:
+    """``(m, weeks)``: the resampled trace cut into its ``spec.weeks`` weeks.
+
+    Week w = the jobs submitted in [t0 + w*7d, t0 + (w+1)*7d), t0 = the
+    source's first submission, which resampling keeps.
+    """
+    trace = prepared_trace(spec)
+    t0 = min(job.submit for job in source_trace(spec).jobs)
+    weeks: list[list] = [[] for _ in range(spec.weeks)]
+    for job in trace.jobs:
+        weeks[int((job.submit - t0) // WEEK)].append(job)
+    return trace.max_procs, weeks
