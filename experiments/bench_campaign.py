@@ -23,8 +23,9 @@ import tomllib
 from collections import defaultdict
 from pathlib import Path
 
-from bftune.experiments.campaign.config import CONFIG_DIR, campaign_from_dict
-from bftune.experiments.campaign.executors import default_workers
+from bftune.experiments.campaign.config import campaign_from_dict
+from bftune.experiments.campaign.limits import default_workers
+from bftune.experiments.campaign.paths import CONFIG_DIR
 from bftune.experiments.campaign.runner import run_campaign
 
 

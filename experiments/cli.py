@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Callable
 
 from bftune import __version__
+from bftune.experiments.campaign.cli import add_campaign_parser
 from bftune.schedulers.config import ConfigError, SchedulerConfig
 from bftune.schedulers.options import OPTIONS, markdown_table
 from bftune.schedulers.core.durations import DurationError, parse_duration
@@ -315,8 +316,6 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--timeout", type=float, default=120.0,
                        help="seconds without any message before the run is declared stalled (default 120)")
         p.set_defaults(func=_batsim_command(name))
-    from bftune.experiments.campaign.cli import add_campaign_parser
-
     add_campaign_parser(sub)
     return parser
 

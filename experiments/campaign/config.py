@@ -18,7 +18,6 @@ from bftune.experiments.campaign.section import Section
 from bftune.experiments.campaign.specs import Campaign, CampaignError
 from bftune.experiments.campaign.workloads import workload_section
 
-CONFIG_DIR = Path(__file__).resolve().parents[1] / "configs"
 WORKLOAD_KEYS = ("trace", "procs", "walltime_from_runtime", "lenient")
 
 

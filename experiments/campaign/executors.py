@@ -39,19 +39,11 @@ from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from typing import Any, Callable, Iterable, Iterator
 
+from bftune.experiments.campaign.limits import default_workers, max_workers
 from bftune.experiments.campaign.specs import CampaignError
 
 #: Exit status of a worker that stopped because its coordinator died or told it to stop.
 WORKER_STOPPED = 75
-
-
-def default_workers() -> int:
-    return max(1, min(2, os.cpu_count() or 1))
-
-
-def max_workers() -> int:
-    """More local processes than this only thrash: 4 per core, at least 8."""
-    return max(8, 4 * (os.cpu_count() or 1))
 
 
 class InlineExecutor(Executor):

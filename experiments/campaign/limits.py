@@ -9,6 +9,8 @@ week of the source) jobs, about 3,300 a week for the densest archive trace
 
 from __future__ import annotations
 
+import os
+
 #: Weeks of one resampled trace (or half).
 MAX_WEEKS = 1_000
 WEEKS_WHY = "about 19 years; the studies use 250 and 104"
@@ -23,3 +25,13 @@ MAX_PROCS = 1_000_000
 PROCS_WHY = "ten times the largest archive machine"
 #: Seeds feed numpy and scikit-learn, whose seeds are 32-bit.
 MAX_SEED = 2**32 - 1
+
+
+def default_workers() -> int:
+    """Local worker processes by default: the cores, at most 2 (the project machine's)."""
+    return max(1, min(2, os.cpu_count() or 1))
+
+
+def max_workers() -> int:
+    """More local processes than this only thrash: 4 per core, at least 8."""
+    return max(8, 4 * (os.cpu_count() or 1))

@@ -17,6 +17,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from bftune.experiments.campaign.limits import MAX_PROCS, MAX_SYNTHETIC_JOBS, PROCS_WHY
+from bftune.experiments.campaign.paths import REPO_ROOT
 from bftune.experiments.campaign.section import Section
 from bftune.experiments.campaign.specs import RunSpec
 from bftune.workloads.model import Trace
@@ -24,7 +25,6 @@ from bftune.workloads.resample import resample, split_halves
 from bftune.workloads.swf import read_swf
 from bftune.workloads.synthetic import generate
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
 WEEK = 7 * 86400
 
 

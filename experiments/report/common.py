@@ -1,9 +1,9 @@
 """What every campaign report section uses: table reading, ratios, markdown tables, plot files.
 
 matplotlib is imported on the first plot only (:func:`pyplot`): the kinds
-import their report sections, and neither the worker processes nor the
-``bftune`` commands other than ``campaign`` should pay its import (about
-0.3 s, measured with ``python -X importtime``).
+import their report sections, and neither the worker processes nor a
+campaign without a report should pay its import (0.4 to 0.7 s on the
+project machine, measured with ``python -X importtime``).
 """
 
 from __future__ import annotations

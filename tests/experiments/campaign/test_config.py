@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from bftune.experiments.campaign.config import CONFIG_DIR, load_config
+from bftune.experiments.campaign.config import load_config
+from bftune.experiments.campaign.paths import CONFIG_DIR
 from bftune.experiments.campaign.specs import CampaignError
 from locations import SHARED
 

@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from bftune.experiments.campaign.config import CONFIG_DIR, load_config
+from bftune.experiments.campaign.config import load_config
+from bftune.experiments.campaign.paths import CONFIG_DIR
 from bftune.experiments.campaign.runner import format_failures, run_campaign
 from bftune.experiments.campaign.specs import RunSpec
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import copy
 
-from bftune.experiments.campaign.config import CONFIG_DIR, load_config
+from bftune.experiments.campaign.config import load_config
+from bftune.experiments.campaign.paths import CONFIG_DIR
 from bftune.experiments.campaign.specs import RunSpec
 
 TINY_ONLINE = CONFIG_DIR / "tiny_synthetic_online.toml"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 import pytest
-from bftune.experiments.campaign.config import CONFIG_DIR
+from bftune.experiments.campaign.paths import CONFIG_DIR
 from bftune.experiments.campaign.workloads import weekly_jobs
 
 TINY_OFFLINE = CONFIG_DIR / "tiny_synthetic_offline.toml"

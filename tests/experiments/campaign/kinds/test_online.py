@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 import pytest
-from bftune.experiments.campaign.config import CONFIG_DIR
+from bftune.experiments.campaign.paths import CONFIG_DIR
 from bftune.experiments.campaign.specs import derive_seed
 
 TINY_ONLINE = CONFIG_DIR / "tiny_synthetic_online.toml"

@@ -1,0 +1,83 @@
+"""What ``bftune campaign`` does (the parser is in ``cli.py``).
+
+Exit status: 0 every run stored; 1 some runs failed (listed with their
+configuration and seed; the others finished); 2 a bad config, output
+directory or option, or a directory locked by another campaign (one line,
+before any work); 130 interrupted by SIGINT (Ctrl-C), 143 by SIGTERM - both
+stop the workers at once and keep every stored run, and the same command
+resumes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import sys
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Iterator
+
+from bftune.experiments.campaign.config import load_config
+from bftune.experiments.campaign.runner import format_failures, run_campaign
+from bftune.experiments.campaign.specs import CampaignError
+from bftune.experiments.campaign.store import DirectoryLock, load_meta, publish
+
+EXIT_SIGTERM = 128 + signal.SIGTERM
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised where SIGINT would raise KeyboardInterrupt, so that both stop a campaign the same way."""
+
+
+@contextmanager
+def sigterm_interrupts() -> Iterator[None]:
+    """Within the block, SIGTERM raises :class:`Terminated` in the main thread (the previous handler after)."""
+
+    def handler(signum, frame):
+        raise Terminated()
+
+    previous = signal.signal(signal.SIGTERM, handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def report_only(target: str | None) -> Path:
+    """Rebuild report.md and plots of a campaign directory (and its tables if a rebuild was cut short)."""
+    if target is None:
+        raise CampaignError("--report-only needs the campaign directory: --report-only DIR or --out DIR")
+    out = Path(target)
+    load_meta(out)  # a campaign directory, or one clear line
+    with DirectoryLock(out):
+        return publish(out, tables=False)
+
+
+def main(args: argparse.Namespace) -> int:
+    try:
+        with sigterm_interrupts():
+            if args.report_only:
+                target = args.out
+                if target is None and args.config and Path(args.config).is_dir():
+                    target = args.config
+                print(f"wrote {report_only(target)}")
+                return 0
+            if not args.config:
+                raise CampaignError("give a campaign config: bftune campaign CONFIG --out DIR")
+            if args.out is None:
+                raise CampaignError("give the output directory: --out DIR")
+            campaign = load_config(args.config)
+            outcome = run_campaign(campaign, args.out, workers=args.workers, dask=args.dask,
+                                   progress=not args.no_progress)
+    except CampaignError as exc:
+        print(f"bftune: error: {exc}", file=sys.stderr)
+        return 2
+    except Terminated:
+        print("bftune: terminated", file=sys.stderr)
+        return EXIT_SIGTERM
+    print(f"campaign {campaign.name}: {outcome.done} runs done, {outcome.reused} reused, "
+          f"{len(outcome.failures)} failed, of {outcome.total}, in {outcome.wall_s:.1f} s on {outcome.executor}")
+    print(f"tables and report in {outcome.out_dir} (report.md)")
+    if outcome.failures:
+        print(format_failures(outcome.failures), file=sys.stderr)
+    return outcome.exit_code
