@@ -2,7 +2,11 @@
 
 Every check of a campaign config goes through :class:`Section`, so a bad value
 always reads ``FILE: [section] key: what is wrong`` (one line, exit status 2
-from the CLI).
+from the CLI).  Values that are scheduler options (policies, thresholds,
+periods, reservation, features, epsilon...) are parsed by the option table
+(``bftune.schedulers.options``), the parsers the CLI and pybatsim's ``-o``
+use; campaign-level keys (weeks, resamples, traces, variants...) are checked
+here.
 """
 
 from __future__ import annotations
@@ -10,9 +14,9 @@ from __future__ import annotations
 from typing import Any, Iterable
 
 from bftune.experiments.campaign.specs import CampaignError
-from bftune.schedulers.config import ConfigError, SchedulerConfig
+from bftune.schedulers.config import SchedulerConfig
 from bftune.schedulers.core.durations import DurationError, format_duration, parse_duration
-from bftune.schedulers.core.policies import UnknownPolicyError, get_policy
+from bftune.schedulers.options import OPTIONS, ConfigError
 
 REQUIRED = object()
 
@@ -75,21 +79,6 @@ class Section:
             raise self.error(key, f"expected true or false, got {v!r}")
         return v
 
-    def duration(self, key: str, default: Any = REQUIRED, allow_infinite: bool = True) -> str:
-        """A duration, normalised to its shortest form ("40h", "inf")."""
-        return self._duration(key, self.get(key, default), allow_infinite)
-
-    def _duration(self, key: str, v: Any, allow_infinite: bool) -> str:
-        if isinstance(v, bool) or not isinstance(v, (str, int, float)):
-            raise self.error(key, f"expected a duration such as \"40h\", got {v!r}")
-        try:
-            seconds = parse_duration(v, key, allow_infinite=allow_infinite)
-        except DurationError as exc:
-            raise self.error(key, str(exc).split(": ", 1)[-1]) from None
-        if seconds <= 0 and not allow_infinite:
-            raise self.error(key, f"expected a positive duration, got {v!r}")
-        return format_duration(seconds)
-
     def seconds(self, key: str, default: Any = REQUIRED) -> float:
         """A positive, finite number of seconds (``10`` or ``"10s"``)."""
         value = self.get(key, default)
@@ -119,28 +108,40 @@ class Section:
             raise self.error(key, f"{dup!r} is listed twice")
         return out
 
-    def durations(self, key: str, default: Any, allow_infinite: bool) -> list[str]:
+    # --- scheduler options: values parsed by the option table (one parser per option) ------------
+
+    def where(self, key: str) -> str:
+        """How ``key`` is named in errors: ``FILE: [section] key``."""
+        return f"{self.file}: [{self.name}] {key}"
+
+    def option(self, key: str, default: Any = REQUIRED, name: str | None = None) -> Any:
+        """The value of ``key``, parsed by the option table's parser of option ``name`` (default: ``key``)."""
+        return self.parse(key, self.get(key, default), name or key)
+
+    def parse(self, key: str, value: Any, name: str) -> Any:
+        """``value`` (found under ``key``) parsed as option ``name``."""
+        try:
+            return OPTIONS[name].parse(value, self.where(key))
+        except ConfigError as exc:
+            raise CampaignError(str(exc)) from None
+
+    def option_list(self, key: str, default: Any, name: str) -> list:
+        """A non-empty list under ``key``, each item parsed as option ``name``; no item twice."""
         v = self.get(key, default)
         if not isinstance(v, (list, tuple)) or not v:
-            raise self.error(key, f"expected a non-empty list of durations, got {v!r}")
-        out = [self._duration(key, item, allow_infinite) for item in v]
-        if len(set(out)) != len(out):
-            raise self.error(key, f"a duration is listed twice ({', '.join(out)})")
+            raise self.error(key, f"expected a non-empty list, got {v!r}")
+        out = [self.parse(key, item, name) for item in v]
+        if len(set(map(repr, out))) != len(out):
+            dup = next(x for x in out if out.count(x) > 1)
+            raise self.error(key, f"{dup!r} is listed twice")
         return out
 
-    def policy(self, key: str, name: str) -> str:
-        """A policy name of the registry, in the registry's spelling."""
-        try:
-            return get_policy(name).name
-        except UnknownPolicyError as exc:
-            raise self.error(key, str(exc)) from None
-
-    def policies(self, key: str, default: Any) -> list[str]:
-        """A list of distinct policy names (case-insensitive), in the registry's spelling."""
-        return [self.policy(key, p) for p in self.strings(key, default, upper=True)]
+    def durations(self, key: str, default: Any, name: str) -> list[str]:
+        """A list of durations (option ``name``'s parser), each in its shortest form ("40h", "inf")."""
+        return [format_duration(x) for x in self.option_list(key, default, name)]
 
     def scheduler(self, key: str, options: dict) -> dict:
-        """``options`` if :meth:`SchedulerConfig.from_options` accepts them, else an error naming ``key``."""
+        """``options`` if they make a configuration together (requirements...), else an error naming ``key``."""
         try:
             SchedulerConfig.from_options(options)
         except ConfigError as exc:

@@ -75,14 +75,14 @@ from bftune.experiments.report import classification as report
 from bftune.experiments.tables import cumulative_bsld, job_table, per_period, runs_frame
 from bftune.learning.median import RollingMedian
 from bftune.schedulers.config import SchedulerConfig
-from bftune.schedulers.core.easy import RESERVATION_MODELS
+from bftune.schedulers.core.durations import format_duration
 from bftune.schedulers.drivers.local.simulator import simulate
 from bftune.schedulers.hooks.classified import SmallFirst
+from bftune.schedulers.options import OPTIONS
 from bftune.workloads.model import job_name, name_width
 
 POLICIES = ("FCFS", "WFP3", "SPF", "SAF")
 VARIANTS = ("base", "rf", "rf-no-safeguard", "class-clairvoyant", "runtime-clairvoyant")
-FEATURES = ("weekly", "live")
 KEYS = ("traces", "policies", "variants", "features", "threshold", "reservation")
 LABELS = ("trace", "policy", "variant", "baseline")
 MONTH = 30 * 86400  # the "months": 30-day periods from the first submission
@@ -116,11 +116,11 @@ def expand(t: Section, workload: dict, seed: int, tau: float) -> Expansion:
                                     "in the tables")
         labels_seen[label] = trace
         sources.append((trace, path, label))
-    policies = t.policies("policies", list(POLICIES))
+    policies = t.option_list("policies", list(POLICIES), "policy")
     variants = t.strings("variants", list(VARIANTS), choices=VARIANTS)
-    features = t.string("features", "weekly", choices=FEATURES)
-    threshold = t.duration("threshold", "inf")
-    reservation = t.string("reservation", "count", choices=RESERVATION_MODELS)
+    features = t.option("features", OPTIONS["features"].default)
+    threshold = format_duration(t.option("threshold", "inf"))
+    reservation = t.option("reservation", OPTIONS["reservation"].default)
     specs = []
     for trace, path, label in sources:
         for policy in policies:

@@ -38,8 +38,8 @@ from bftune.experiments.campaign.specs import RunSpec, derive_seed
 from bftune.experiments.campaign.workloads import weekly_jobs
 from bftune.experiments.report import offline as report
 from bftune.schedulers.config import SchedulerConfig
-from bftune.schedulers.core.easy import RESERVATION_MODELS
 from bftune.schedulers.drivers.local.simulator import simulate
+from bftune.schedulers.options import OPTIONS
 
 KILLED = "COMPLETED_KILLED"
 POLICIES = ("FCFS", "LCFS", "SPF", "LPF", "SQF", "LQF", "LEXP")
@@ -51,15 +51,15 @@ LABELS = ("split", "primary", "backfill", "threshold", "config", "baseline")
 
 def expand(t: Section, workload: dict, seed: int, tau: float) -> Expansion:
     """Every (Pr, Pb, Theta) of the config on each half; the baseline added if not among them."""
-    policies = t.policies("policies", list(POLICIES))
-    thresholds = t.durations("thresholds", list(THRESHOLDS), allow_infinite=True)
+    policies = t.option_list("policies", list(POLICIES), "policy")
+    thresholds = t.durations("thresholds", list(THRESHOLDS), "threshold")
     weeks = t.integer("weeks", 250, minimum=1, maximum=MAX_WEEKS, why=WEEKS_WHY)
     splits = t.strings("splits", list(SPLITS), choices=SPLITS)
-    reservation = t.string("reservation", "count", choices=RESERVATION_MODELS)
-    baseline = t.strings("baseline", ["FCFS", "FCFS"], upper=True, unique=False)
-    if len(baseline) != 2:
+    reservation = t.option("reservation", OPTIONS["reservation"].default)
+    baseline = t.get("baseline", ["FCFS", "FCFS"])
+    if not isinstance(baseline, list) or len(baseline) != 2:
         raise t.error("baseline", f"expected [primary, backfill], got {baseline!r}")
-    baseline = [t.policy("baseline", p) for p in baseline]
+    baseline = [t.parse("baseline", p, "policy") for p in baseline]
     configs = [(pr, pb, th) for th in thresholds for pr in policies for pb in policies]
     base = (baseline[0], baseline[1], "inf")
     if base not in configs:

@@ -41,11 +41,12 @@ from bftune.experiments.campaign.workloads import WEEK, prepared_trace
 from bftune.experiments.local_run import run_local
 from bftune.experiments.report import online as report
 from bftune.schedulers.config import SchedulerConfig
-from bftune.schedulers.core.easy import RESERVATION_MODELS
+from bftune.schedulers.core.durations import format_duration
 from bftune.schedulers.core.policies import SELECTION_DEFAULT
+from bftune.schedulers.options import OPTIONS
 
 KILLED = "COMPLETED_KILLED"
-SELECTORS = ("random", "full", "noisy", "bandit")
+SELECTORS = ("random", "full", "noisy", "bandit")  # the selectors of the study (not "fixed": see `fixed`)
 PERIODS = ("1d", "1w")
 KEYS = ("resamples", "weeks", "threshold", "fixed", "selectors", "periods", "candidates", "epsilon",
         "noise", "decay", "reservation", "baseline")
@@ -59,15 +60,17 @@ def expand(t: Section, workload: dict, seed: int, tau: float) -> Expansion:
     """The strategies (baseline, fixed policies, selectors x periods) on every resampled trace."""
     resamples = t.integer("resamples", 60, minimum=1, maximum=MAX_RESAMPLES, why=RESAMPLES_WHY)
     weeks = t.integer("weeks", 104, minimum=1, maximum=MAX_WEEKS, why=WEEKS_WHY)
-    threshold = t.duration("threshold", "40h")
-    fixed = t.policies("fixed", list(SELECTION_DEFAULT)) if t.data.get("fixed", None) != [] else []
-    selectors = t.strings("selectors", list(SELECTORS), choices=SELECTORS) \
+    threshold = format_duration(t.option("threshold", "40h"))
+    fixed = t.option_list("fixed", list(SELECTION_DEFAULT), "policy") if t.data.get("fixed", None) != [] else []
+    selectors = t.option_list("selectors", list(SELECTORS), "selector") \
         if t.data.get("selectors", None) != [] else []
-    periods = t.durations("periods", list(PERIODS), allow_infinite=False)
-    candidates = t.policies("candidates", list(SELECTION_DEFAULT))
-    values = {"epsilon": t.number("epsilon", 0.1), "noise": t.number("noise", 0.2), "decay": t.number("decay", 1.0)}
-    reservation = t.string("reservation", "count", choices=RESERVATION_MODELS)
-    baseline = t.policy("baseline", t.string("baseline", "FCFS"))
+    if "fixed" in selectors:
+        raise t.error("selectors", f"'fixed' is not one of {', '.join(SELECTORS)}: list fixed policies in fixed")
+    periods = t.durations("periods", list(PERIODS), "period")
+    candidates = t.option("candidates", list(SELECTION_DEFAULT))
+    values = {key: t.option(key, OPTIONS[key].default) for key in ("epsilon", "noise", "decay")}
+    reservation = t.option("reservation", OPTIONS["reservation"].default)
+    baseline = t.option("baseline", "FCFS", name="policy")
     strategies: list[tuple[str, dict, dict]] = []  # (family, options without seed, labels)
     for p in ([baseline] if baseline not in fixed else []) + fixed:
         options = t.scheduler("fixed", {"policy": p, "threshold": threshold, "reservation": reservation})
@@ -78,7 +81,7 @@ def expand(t: Section, workload: dict, seed: int, tau: float) -> Expansion:
             options = {"selector": sel, "period": period, "threshold": threshold, "reservation": reservation,
                        "candidates": list(candidates)}
             options.update({k: values[k] for k in SELECTOR_KEYS[sel]})
-            t.scheduler(_bad_key(options) or "selectors", options)
+            t.scheduler("selectors", options)
             strategies.append(("selector", options, {"strategy": f"{sel}/{period}", "family": sel, "selector": sel,
                                                      "period": period, "baseline": False}))
     if resamples * len(strategies) > MAX_RUNS:
@@ -101,17 +104,6 @@ def expand(t: Section, workload: dict, seed: int, tau: float) -> Expansion:
                 "reservation": reservation, "baseline": f"EASY({baseline}, {threshold})",
                 "baseline_strategy": baseline, "strategies": [lab["strategy"] for _, _, lab in strategies]}
     return Expansion(settings, specs, {k: v for k, v in workload.items() if k != "trace_path"})
-
-
-def _bad_key(options: dict) -> str:
-    """Which numeric selector option is out of range (for the error message), if any."""
-    if not (0 < options.get("decay", 1.0) <= 1):
-        return "decay"
-    if not (0 <= options.get("noise", 0.0) < 1):
-        return "noise"
-    if not (0 <= options.get("epsilon", 0.0) <= 1):
-        return "epsilon"
-    return ""
 
 
 def run(spec: RunSpec) -> dict:
