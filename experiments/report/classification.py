@@ -13,11 +13,12 @@ table, per-week accuracy plot).
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
 
-from bftune.experiments.report.common import HOUR, md_table, panels, pyplot, read_table, runs_or_note, save, slug
+from bftune.experiments.report.common import HOUR, md_table, panels, pyplot, runs_or_note, save, section, slug
 from bftune.files import atomic_write_text
 
 FILES = ("summary_classification.csv",)
@@ -136,95 +137,121 @@ def write(out: Path, meta: dict, lines: list[str]) -> None:
             wide.append(row)
     lines.append(md_table(pd.DataFrame(wide)) + "\n")
 
-    curves = read_table(out, "curves")
-    if curves is not None and not curves.empty:
-        lines.append("## Cumulative bounded slowdown over time\n")
-        lines.append("Sum of bsld of the jobs completed by each instant (sampled at "
-                     f"{settings.get('curve_points', 500)} instants per run; the last point is the total).\n")
-        for trace in traces:
-            for policy in policies:
-                g = curves[(curves["trace"] == trace) & (curves["policy"] == policy)]
-                if g.empty:
-                    continue
-                name = f"cumbsld_{slug(trace)}_{slug(policy)}.png"
-                _plot_cumulative_bsld(g, variants, f"{trace}, EASY-{policy}: cumulative bsld", out / "plots" / name)
-                lines.append(f"![cumulative bsld, {trace}, {policy}](plots/{name})\n")
+    view = _View(summary, traces, policies, variants)
+    for table, heading, intro, write_section in _SECTIONS:
+        df = section(out, table, lines, heading, intro.format(curve_points=settings.get("curve_points", 500)))
+        if df is not None:
+            write_section(out, df, view, lines)
 
-    classes = read_table(out, "classes")
-    if classes is not None and not classes.empty:
-        lines.append("## AVGbsld per class\n")
-        lines.append("Reference classes, the same jobs in every variant of a trace: small iff the runtime is below "
-                     "the median runtime of the jobs that ended in the previous 7 days of the trace replayed without "
-                     "waiting (every job ending at r_j + p_j); unlabelled: no such job (the trace's first jobs). "
-                     "`label_agreement`: share of jobs where this class equals the run's own classifier label.\n")
-        counts = classes[classes["class"] != "all"].drop_duplicates(["trace", "class"])
-        for trace in traces:
-            c = counts[counts["trace"] == trace].set_index("class")["jobs"]
-            lines.append(f"- {trace}: " + ", ".join(f"{k} {int(c.get(k, 0))} jobs"
-                                                   for k in ("small", "large", "unlabelled")))
-        lines.append("")
-        piv = classes.pivot_table(index=["trace", "policy", "variant"], columns="class", values="avg_bsld",
-                                  aggfunc="first", sort=False)
-        kil = classes.pivot_table(index=["trace", "policy", "variant"], columns="class", values="killed_jobs",
-                                  aggfunc="first", sort=False)
-        rows = []
-        for (trace, policy, variant), r in piv.iterrows():
-            agree = summary[(summary["trace"] == trace) & (summary["policy"] == policy)
-                            & (summary["variant"] == variant)]["label_agreement"]
-            rows.append({"trace": trace, "policy": policy, "variant": variant,
-                         "small": r.get("small"), "large": r.get("large"), "unlabelled": r.get("unlabelled"),
-                         "all": r.get("all"),
-                         "killed small": kil.loc[(trace, policy, variant)].get("small"),
-                         "killed large": kil.loc[(trace, policy, variant)].get("large"),
-                         "label_agreement": agree.iloc[0] if len(agree) else math.nan})
-        lines.append(md_table(pd.DataFrame(rows), {"small": "{:.2f}", "large": "{:.2f}", "unlabelled": "{:.2f}",
-                                                   "all": "{:.2f}", "killed small": "{:.0f}",
-                                                   "killed large": "{:.0f}"}) + "\n")
 
-    lines.append("## Killed jobs and wasted processor-time\n")
-    lines.append("Killed jobs: jobs killed at least once (each was requeued and rerun); killed runs: kills; wasted: "
-                 "processor-time of the killed runs, in processor-hours and as a share of the useful work "
-                 "(processor-time of the final runs).\n")
-    k = summary.copy()
+@dataclass
+class _View:
+    """What every section shows: the summary, and the traces, policies and variants that have runs."""
+
+    summary: pd.DataFrame
+    traces: list[str]
+    policies: list[str]
+    variants: list[str]
+
+
+def _curves_section(out: Path, curves: pd.DataFrame, view: _View, lines: list[str]) -> None:
+    variants = view.variants
+    for trace in view.traces:
+        for policy in view.policies:
+            g = curves[(curves["trace"] == trace) & (curves["policy"] == policy)]
+            if g.empty:
+                continue
+            name = f"cumbsld_{slug(trace)}_{slug(policy)}.png"
+            _plot_cumulative_bsld(g, variants, f"{trace}, EASY-{policy}: cumulative bsld", out / "plots" / name)
+            lines.append(f"![cumulative bsld, {trace}, {policy}](plots/{name})\n")
+
+
+def _classes_section(out: Path, classes: pd.DataFrame, view: _View, lines: list[str]) -> None:
+    summary = view.summary
+    counts = classes[classes["class"] != "all"].drop_duplicates(["trace", "class"])
+    for trace in view.traces:
+        c = counts[counts["trace"] == trace].set_index("class")["jobs"]
+        lines.append(f"- {trace}: " + ", ".join(f"{k} {int(c.get(k, 0))} jobs"
+                                               for k in ("small", "large", "unlabelled")))
+    lines.append("")
+    piv = classes.pivot_table(index=["trace", "policy", "variant"], columns="class", values="avg_bsld",
+                              aggfunc="first", sort=False)
+    kil = classes.pivot_table(index=["trace", "policy", "variant"], columns="class", values="killed_jobs",
+                              aggfunc="first", sort=False)
+    rows = []
+    for (trace, policy, variant), r in piv.iterrows():
+        agree = summary[(summary["trace"] == trace) & (summary["policy"] == policy)
+                        & (summary["variant"] == variant)]["label_agreement"]
+        rows.append({"trace": trace, "policy": policy, "variant": variant,
+                     "small": r.get("small"), "large": r.get("large"), "unlabelled": r.get("unlabelled"),
+                     "all": r.get("all"),
+                     "killed small": kil.loc[(trace, policy, variant)].get("small"),
+                     "killed large": kil.loc[(trace, policy, variant)].get("large"),
+                     "label_agreement": agree.iloc[0] if len(agree) else math.nan})
+    lines.append(md_table(pd.DataFrame(rows), {"small": "{:.2f}", "large": "{:.2f}", "unlabelled": "{:.2f}",
+                                               "all": "{:.2f}", "killed small": "{:.0f}",
+                                               "killed large": "{:.0f}"}) + "\n")
+
+
+def _kills_section(out: Path, runs: pd.DataFrame, view: _View, lines: list[str]) -> None:
+    k = view.summary.copy()
     k["wasted_proc_h"] = k["wasted_work"] / HOUR
     k["wasted_%"] = 100 * k["wasted_share"]
     cols = ["trace", "policy", "variant", "killed_jobs", "killed_runs", "safeguard_kills", "wasted_proc_h", "wasted_%"]
     lines.append(md_table(k[cols], {"killed_jobs": "{:.0f}", "killed_runs": "{:.0f}", "safeguard_kills": "{:.0f}",
                                     "wasted_proc_h": "{:.1f}", "wasted_%": "{:.2f}"}) + "\n")
 
-    months = read_table(out, "months")
-    if months is not None and not months.empty:
-        lines.append("## Monthly AVGbsld\n")
-        lines.append(f"30-day months from the trace's first submission; a job counts in the month of its "
-                     f"submission. Columns: AVGbsld per variant.\n")
-        for trace in traces:
-            g = months[months["trace"] == trace]
-            if g.empty:
-                continue
-            name = f"monthly_{slug(trace)}.png"
-            _plot_monthly(g, variants, policies, f"{trace}: AVGbsld per 30-day month", out / "plots" / name)
-            lines.append(f"### {trace}\n")
-            lines.append(f"![monthly AVGbsld, {trace}](plots/{name})\n")
-            piv = g.pivot_table(index=["policy", "month"], columns="variant", values="avg_bsld", aggfunc="first",
-                                sort=False).reindex(columns=variants)
-            jobs = g.drop_duplicates(["policy", "month"]).set_index(["policy", "month"])[["start_day", "jobs"]]
-            table = jobs.join(piv).reset_index()
-            lines.append(md_table(table, {"start_day": "{:.0f}", **{v: "{:.2f}" for v in variants}}) + "\n")
 
-    quality = read_table(out, "classification")
-    if quality is not None and not quality.empty:
-        lines.append("## Classification quality\n")
-        lines.append("The classifier's own report (SPEC section 3) for the rf variants: labelled finished jobs, "
-                     "small = positive class; its labels use the divider of the run's own schedule. "
-                     "false small = share of truly large jobs classified small (the ones the safeguard kills); "
-                     "false large = share of truly small jobs classified large. Per-week rows in "
-                     "`classification.csv`.\n")
-        ov = quality[quality["scope"] == "overall"]
-        cols = ["trace", "policy", "variant", "n", "accuracy", "precision", "recall", "false_small_rate",
-                "false_large_rate", "predicted_small"]
-        lines.append(md_table(ov[cols], {"n": "{:.0f}", "predicted_small": "{:.0f}"}) + "\n")
-        for trace in traces:
-            name = f"weekly_accuracy_{slug(trace)}.png"
-            if _plot_weekly_accuracy(quality[quality["trace"] == trace], f"{trace}: classifier accuracy per week",
-                                     out / "plots" / name):
-                lines.append(f"![weekly accuracy, {trace}](plots/{name})\n")
+def _months_section(out: Path, months: pd.DataFrame, view: _View, lines: list[str]) -> None:
+    variants = view.variants
+    for trace in view.traces:
+        g = months[months["trace"] == trace]
+        if g.empty:
+            continue
+        name = f"monthly_{slug(trace)}.png"
+        _plot_monthly(g, variants, view.policies, f"{trace}: AVGbsld per 30-day month", out / "plots" / name)
+        lines.append(f"### {trace}\n")
+        lines.append(f"![monthly AVGbsld, {trace}](plots/{name})\n")
+        piv = g.pivot_table(index=["policy", "month"], columns="variant", values="avg_bsld", aggfunc="first",
+                            sort=False).reindex(columns=variants)
+        jobs = g.drop_duplicates(["policy", "month"]).set_index(["policy", "month"])[["start_day", "jobs"]]
+        table = jobs.join(piv).reset_index()
+        lines.append(md_table(table, {"start_day": "{:.0f}", **{v: "{:.2f}" for v in variants}}) + "\n")
+
+
+def _quality_section(out: Path, quality: pd.DataFrame, view: _View, lines: list[str]) -> None:
+    ov = quality[quality["scope"] == "overall"]
+    cols = ["trace", "policy", "variant", "n", "accuracy", "precision", "recall", "false_small_rate",
+            "false_large_rate", "predicted_small"]
+    lines.append(md_table(ov[cols], {"n": "{:.0f}", "predicted_small": "{:.0f}"}) + "\n")
+    for trace in view.traces:
+        name = f"weekly_accuracy_{slug(trace)}.png"
+        if _plot_weekly_accuracy(quality[quality["trace"] == trace], f"{trace}: classifier accuracy per week",
+                                 out / "plots" / name):
+            lines.append(f"![weekly accuracy, {trace}](plots/{name})\n")
+
+
+#: The sections after the final AVGbsld table, in order: (table, heading, introduction, writer).
+_SECTIONS = (
+    ("curves", "Cumulative bounded slowdown over time",
+     "Sum of bsld of the jobs completed by each instant (sampled at {curve_points} instants per run; the last "
+     "point is the total).", _curves_section),
+    ("classes", "AVGbsld per class",
+     "Reference classes, the same jobs in every variant of a trace: small iff the runtime is below "
+     "the median runtime of the jobs that ended in the previous 7 days of the trace replayed without "
+     "waiting (every job ending at r_j + p_j); unlabelled: no such job (the trace's first jobs). "
+     "`label_agreement`: share of jobs where this class equals the run's own classifier label.", _classes_section),
+    ("runs", "Killed jobs and wasted processor-time",
+     "Killed jobs: jobs killed at least once (each was requeued and rerun); killed runs: kills; wasted: "
+     "processor-time of the killed runs, in processor-hours and as a share of the useful work "
+     "(processor-time of the final runs).", _kills_section),
+    ("months", "Monthly AVGbsld",
+     "30-day months from the trace's first submission; a job counts in the month of its "
+     "submission. Columns: AVGbsld per variant.", _months_section),
+    ("classification", "Classification quality",
+     "The classifier's own report (SPEC section 3) for the rf variants: labelled finished jobs, "
+     "small = positive class; its labels use the divider of the run's own schedule. "
+     "false small = share of truly large jobs classified small (the ones the safeguard kills); "
+     "false large = share of truly small jobs classified large. Per-week rows in "
+     "`classification.csv`.", _quality_section),
+)

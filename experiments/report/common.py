@@ -27,6 +27,16 @@ def read_table(out: Path, name: str) -> pd.DataFrame | None:
     return pd.read_csv(path, keep_default_na=False, na_values=[""])
 
 
+def section(out: Path, name: str, lines: list[str], heading: str, intro: str) -> pd.DataFrame | None:
+    """Table ``name`` with its section started in ``lines`` (heading, introduction); None if it has no row."""
+    df = read_table(out, name)
+    if df is None or df.empty:
+        return None
+    lines.append(f"## {heading}\n")
+    lines.append(intro + "\n")
+    return df
+
+
 def runs_or_note(out: Path, name: str, lines: list[str]) -> pd.DataFrame | None:
     """The table a report starts from; None, with a note in ``lines``, when no run is stored yet."""
     df = read_table(out, name)
