@@ -1,0 +1,76 @@
+"""The executors behind the one concurrent.futures loop: inline, local processes (and their faults)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+from concurrent.futures.process import BrokenProcessPool
+
+import campaign_support
+import pytest
+from bftune.experiments.campaign.executors import InlineExecutor, ProcessPool, check_workers, completed
+from bftune.experiments.campaign.specs import CampaignError
+
+
+def test_inline_runs_in_order_and_returns_errors_as_results():
+    def fn(item):
+        if item == 2:
+            raise ValueError("two")
+        return item * 10
+
+    out = list(completed(InlineExecutor(), fn, [1, 2, 3], capacity=1))
+    assert [i for i, _ in out] == [1, 2, 3]
+    assert out[0][1] == 10 and isinstance(out[1][1], ValueError) and out[2][1] == 30
+
+
+def test_inline_lets_an_interrupt_through():
+    def fn(item):
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        list(completed(InlineExecutor(), fn, [1]))
+
+
+def test_a_dead_worker_fails_only_its_run_and_is_replaced():
+    pool = ProcessPool(2)
+    try:
+        items = [{"sleep": 0.3}, {"sleep": 0.1, "crash": True}, *({"sleep": 0.2} for _ in range(4))]
+        results = dict((id(i), r) for i, r in completed(pool, campaign_support.pid_after, items, pool.capacity))
+    finally:
+        pool.shutdown()
+    crashed = results.pop(id(items[1]))
+    assert isinstance(crashed, BrokenProcessPool)
+    assert all(isinstance(r, int) for r in results.values()) and len(results) == 5
+    assert pool.replaced == 1
+    assert len(set(results.values())) == 2  # the surviving process and the replacement (the dead one returned none)
+
+
+def test_a_run_lost_before_it_started_is_run_again():
+    """The worker dies while idle; the next run, submitted before or after the pool notices, still runs."""
+    pool = ProcessPool(1)
+    try:
+        [(_, pid)] = list(completed(pool, campaign_support.pid_after, [{}], 1))
+        os.kill(pid, signal.SIGKILL)
+        [(_, result)] = list(completed(pool, campaign_support.pid_after, [{}], 1))
+    finally:
+        pool.shutdown()
+    assert isinstance(result, int) and result != pid
+
+
+def test_shutdown_without_waiting_stops_workers_at_once():
+    pool = ProcessPool(1)
+    future = pool.submit(campaign_support.pid_after, {"sleep": 30})
+    while not future.running():
+        time.sleep(0.01)
+    t0 = time.monotonic()
+    pool.shutdown(wait=False)
+    assert time.monotonic() - t0 < 10  # long before the 30 s run would end
+    assert future.done() and isinstance(future.exception(), BrokenProcessPool)
+
+
+def test_worker_counts_are_checked():
+    assert check_workers(1) == 1
+    for bad in (0, -1, 10**6):
+        with pytest.raises(CampaignError, match="--workers"):
+            check_workers(bad)

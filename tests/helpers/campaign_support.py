@@ -1,0 +1,14 @@
+"""Functions run in campaign worker processes by the executor tests (importable by name in spawned workers)."""
+
+from __future__ import annotations
+
+import os
+import time
+
+
+def pid_after(item: dict) -> int:
+    """Sleep ``item["sleep"]`` seconds, die abruptly if ``item["crash"]``, else return this process's id."""
+    time.sleep(item.get("sleep", 0.0))
+    if item.get("crash"):
+        os._exit(3)
+    return os.getpid()
