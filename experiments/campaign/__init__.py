@@ -15,7 +15,8 @@ The package, by concern (this file imports nothing: import the module you need)
 ``config.py``      TOML in, :class:`Campaign` out: ``[campaign]``, ``[workload]``, which
                    sections may appear; :func:`~.config.load_config` is the entry point
 ``section.py``     typed access to one TOML table; every error names file, section and key
-``limits.py``      size limits (weeks, resamples, runs, synthetic traces, seeds) and why
+``limits.py``      size limits (weeks, resamples, runs, synthetic traces, seeds, workers) and why
+``paths.py``       the repository root (relative trace paths) and the shipped configs
 ``specs.py``       :class:`~.specs.RunSpec` (one run, hashed into its ``run_id``),
                    :class:`~.specs.Campaign`, :func:`~.specs.derive_seed`, ``CampaignError``
 ``kinds/``         one module per kind (``offline.py``, ``online.py``,
@@ -27,7 +28,8 @@ The package, by concern (this file imports nothing: import the module you need)
 ``executors.py``   inline, local processes, Dask - one ``concurrent.futures`` loop
 ``store.py``       the campaign directory: lock, run files, resume, tables, manifest
 ``runner.py``      the coordinator (:func:`~.runner.run_campaign`)
-``cli.py``         the ``bftune campaign`` sub-command and its exit statuses
+``cli.py``         the ``bftune campaign`` parser (light: built for every ``bftune`` command)
+``command.py``     what ``bftune campaign`` does, SIGTERM as SIGINT, and its exit statuses
 =================  ==========================================================================
 
 Config format (TOML)

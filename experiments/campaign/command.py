@@ -50,7 +50,10 @@ def report_only(target: str | None) -> Path:
     out = Path(target)
     load_meta(out)  # a campaign directory, or one clear line
     with DirectoryLock(out):
-        return publish(out, tables=False)
+        try:
+            return publish(out, tables=False)
+        except OSError as exc:
+            raise CampaignError(f"{exc.filename or out}: cannot write it ({exc.strerror or exc})") from None
 
 
 def main(args: argparse.Namespace) -> int:

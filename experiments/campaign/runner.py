@@ -89,7 +89,11 @@ def run_campaign(campaign: Campaign, out_dir: str | os.PathLike[str], *, workers
             backend.close()
         bar.close()
         outcome.wall_s = time.monotonic() - t0
-        publish(out, report=report)
+        try:
+            publish(out, report=report)
+        except OSError as exc:
+            raise CampaignError(f"{exc.filename or out}: cannot write it ({exc.strerror or exc}); every run is "
+                                "stored: run the same command again to rebuild the tables and the report") from None
     return outcome
 
 

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import errno
 import json
 import shutil
 
 import pytest
+from bftune.experiments.campaign import runner
+from bftune.experiments.campaign.config import load_config
 from bftune.experiments.campaign.paths import CONFIG_DIR
 from bftune.experiments.campaign.specs import CampaignError
 from bftune.experiments.campaign.store import (MANIFEST, DirectoryLock, open_out_dir, outputs_intact, publish,
@@ -80,3 +83,19 @@ def test_report_only_keeps_tables_the_manifest_vouches_for(offline_run, tmp_path
     shutil.rmtree(out / "runs")  # a directory shared without its runs: the tables are all there is
     path = publish(out, tables=False)
     assert path.read_bytes() == (first / "report.md").read_bytes()
+
+
+def test_a_full_device_is_one_line_and_keeps_what_is_stored(monkeypatch, tmp_path):
+    """ENOSPC while storing a run, or while rebuilding the tables: a CampaignError (exit 2), no traceback."""
+    campaign = load_config(TINY_OFFLINE)
+
+    def full(*args, **kwargs):
+        raise OSError(errno.ENOSPC, "No space left on device", str(tmp_path / "x"))
+
+    monkeypatch.setattr(runner, "publish", full)
+    with pytest.raises(CampaignError, match="No space left on device.*every run is stored"):
+        runner.run_campaign(campaign, tmp_path / "a", workers=1, specs=campaign.specs[:1], progress=False)
+    assert len(list((tmp_path / "a" / "runs").glob("*.json"))) == 1
+    monkeypatch.setattr(runner, "store_result", full)
+    with pytest.raises(CampaignError, match="No space left on device.*0 runs stored before are kept"):
+        runner.run_campaign(campaign, tmp_path / "b", workers=1, specs=campaign.specs[:1], progress=False)
