@@ -4,7 +4,8 @@ Both take an already loaded ``Trace`` and a validated ``SchedulerConfig``
 plus the parsed arguments (``out``, ``batsim``, ``port``, ``timeout``,
 ``tau``), print a short report and return the exit status; launcher errors
 (Batsim missing, wrong version, Batsim or the scheduler failing, a stall)
-become one ``bftune: error: ...`` message and status 1, never a traceback.
+become one ``bftune: error: ...`` message and status 1 (2 when Batsim is not
+found: a bad ``--batsim`` path), never a traceback.
 """
 
 from __future__ import annotations
@@ -13,7 +14,16 @@ import argparse
 import sys
 from pathlib import Path
 
-from bftune.experiments.batsim_run import BatsimError, compare_backends, run_batsim
+from bftune.experiments.batsim_run import (
+    BATSIM_RESULT,
+    COMPARE_RESULT,
+    BatsimError,
+    BatsimNotFoundError,
+    compare_backends,
+    find_batsim,
+    run_batsim,
+)
+from bftune.files import check_output_dir
 from bftune.experiments.compare import format_report
 from bftune.experiments.results import format_summary
 from bftune.schedulers.config import SchedulerConfig
@@ -41,7 +51,21 @@ def _common(args: argparse.Namespace) -> dict:
 
 def _error(exc: Exception) -> int:
     print(f"bftune: error: {exc}", file=sys.stderr)
-    return 1
+    return 2 if isinstance(exc, BatsimNotFoundError) else 1
+
+
+def check_before_run(command: str, args: argparse.Namespace) -> int | None:
+    """Before the trace is read: ``--out`` can hold the results and ``--batsim`` exists.
+
+    Returns the exit status (2) after printing the error if Batsim is
+    missing, None if all is well; raises ``OutputError`` for a bad ``--out``.
+    """
+    check_output_dir(args.out, "--out", BATSIM_RESULT if command == "batsim" else COMPARE_RESULT)
+    try:
+        find_batsim(getattr(args, "batsim", None), check_version=False)
+    except BatsimNotFoundError as exc:
+        return _error(exc)
+    return None
 
 
 def cmd_batsim(trace: Trace, config: SchedulerConfig, args: argparse.Namespace) -> int:

@@ -9,8 +9,10 @@
    (``bftune.platforms.generator``);
 3. binds our scheduler to a free port on 127.0.0.1 and serves it in a
    thread of this process (``bftune.schedulers.drivers.batsim.connection``), then starts
-   ``batsim`` in its own process group with ``-e DIR/out`` (plus the dynamic
-   job flags when the configuration kills and requeues jobs);
+   ``batsim`` in its own process group with ``-e out`` (plus the dynamic
+   job flags when the configuration kills and requeues jobs), under a
+   watchdog (``bftune.experiments.guard``) that kills the group if this
+   process dies in any way, SIGKILL included;
 4. watches both sides: if Batsim exits before the simulation ended, the
    scheduler fails, or no message arrives for ``timeout`` seconds, the other
    side is stopped (Batsim's whole process group is killed: no process is
@@ -20,24 +22,31 @@
    the inputs (``workload.json``, ``platform.xml``), Batsim's log
    (``batsim.log``) and our ``summary.json``, computed from Batsim's
    ``out_jobs.csv`` by the same code as local mode, plus ``"backend":
-   "batsim"`` and the share of wall time spent in our scheduler.
+   "batsim"`` and the share of wall time spent in our scheduler.  Batsim
+   runs in a staging directory that replaces DIR as a whole only when the
+   run succeeded (``bftune.files.result_dir``): a failed or killed run never
+   leaves a partial ``out_jobs.csv`` under DIR; its files go to DIR.failed.
 
 ``compare_backends(trace, config, out_dir)`` runs the local simulator into
 DIR/local and Batsim into DIR/batsim and diffs the two ``out_jobs.csv``
-job by job (``bftune.experiments.compare``), writing DIR/compare.json.
+job by job (``bftune.experiments.compare``), writing DIR/compare.json; the
+three are replaced together.
 """
 
 from __future__ import annotations
 
+import math
 import os
 import re
 import shutil
 import signal
 import subprocess
+import sys
 import threading
 import time
 from dataclasses import replace
 from pathlib import Path
+from typing import TextIO
 
 from bftune.experiments.compare import diff_out_jobs
 from bftune.experiments.local_run import run_local, workload_info
@@ -46,6 +55,7 @@ from bftune.experiments.results import build_summary, write_json, write_summary
 from bftune.experiments.tables import read_out_jobs
 from bftune.schedulers.drivers.batsim.driver import DYNAMIC_JOB_FLAGS, BatsimDriver
 from bftune.schedulers.drivers.batsim.connection import BatsimConnectionError, Connection, bind_rep, serve
+from bftune.files import result_dir
 from bftune.schedulers.config import SchedulerConfig
 from bftune.workloads.model import Trace
 
@@ -78,9 +88,18 @@ class BatsimRunError(BatsimError):
 
 
 def find_batsim(path: str | os.PathLike[str] | None = None, check_version: bool = True) -> Path:
-    """The batsim executable: ``path`` if given, else ``batsim`` on PATH; version 4.x checked."""
+    """The batsim executable as an absolute path: ``path`` if given, else ``batsim`` on PATH; 4.x checked.
+
+    A relative ``path`` (``bin/batsim``) is taken from the current directory
+    (Batsim runs in its output directory, where a relative path would point
+    elsewhere); a bare name that is not a file here (``batsim-4.2``) is looked
+    up on PATH, as a shell would.
+    """
     if path is not None:
         exe = Path(path)
+        if not exe.exists() and os.sep not in os.fspath(path) and shutil.which(os.fspath(path)):
+            exe = Path(shutil.which(os.fspath(path)))  # type: ignore[arg-type]
+        exe = exe.absolute()
         if exe.is_dir():
             exe = exe / "batsim"
         if not exe.exists():
@@ -91,7 +110,7 @@ def find_batsim(path: str | os.PathLike[str] | None = None, check_version: bool 
         found = shutil.which("batsim")
         if found is None:
             raise BatsimNotFoundError(f"batsim is not on PATH. {INSTALL_HELP}")
-        exe = Path(found)
+        exe = Path(found).absolute()
     if check_version:
         batsim_version(exe)
     return exe
@@ -128,6 +147,31 @@ def batsim_command(exe: Path, platform: Path, workload: Path, endpoint: str, pre
 
 
 # --- processes ------------------------------------------------------------------------------
+
+#: The watchdog Batsim runs under (started as a file: no bftune import, a fast start).
+GUARD = Path(__file__).with_name("guard.py")
+
+
+def start_guarded(cmd: list[str], cwd: Path, log: TextIO) -> tuple[subprocess.Popen, int]:
+    """Start ``cmd`` under the watchdog, in a new session: (process, write end of the watch pipe).
+
+    The process is the guard, leader of a process group holding ``cmd`` and
+    whatever it starts; killing the group stops them all.  The guard kills
+    the group by itself when the write end closes, which the kernel does
+    when this process dies in any way, SIGKILL included: close it (with
+    ``os.close``) only when the run is over.
+    """
+    watch_r, watch_w = os.pipe()
+    try:
+        proc = subprocess.Popen([sys.executable, "-I", str(GUARD), str(watch_r), "--", *cmd], stdout=log,
+                                stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True,
+                                cwd=cwd, pass_fds=(watch_r,))
+    except BaseException:
+        os.close(watch_w)
+        raise
+    finally:
+        os.close(watch_r)
+    return proc, watch_w
 
 
 def _kill_group(proc: subprocess.Popen, grace: float = 3.0) -> None:
@@ -172,26 +216,52 @@ def _show_progress(display: Progress, driver: BatsimDriver, force: bool = False)
 
 # --- one run --------------------------------------------------------------------------------
 
+#: What a Batsim result directory holds (so that one written before the result marker is replaced too).
+BATSIM_RESULT = ("out_jobs.csv", "out_schedule.csv", "out_machine_states.csv", "out_pstate_changes.csv",
+                 "summary.json", "workload.json", "platform.xml", "batsim.log")
+#: What a comparison directory holds.
+COMPARE_RESULT = ("local", "batsim", "compare.json")
+
+
+def check_run_options(port: int | None, timeout: float) -> None:
+    """The launcher's own options (the CLI checks them when parsing; this guards the API)."""
+    if port is not None and (isinstance(port, bool) or not isinstance(port, int) or not 1 <= port <= 65535):
+        raise ValueError(f"port must be an integer in 1..65535, not {port!r}")
+    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not 0 < timeout < math.inf:
+        raise ValueError(f"timeout must be a positive number of seconds, not {timeout!r}")
+
 
 def run_batsim(trace: Trace, config: SchedulerConfig, out_dir: str | os.PathLike[str],
                batsim: str | os.PathLike[str] | None = None, tau: float = 10.0, port: int | None = None,
                timeout: float = 120.0, progress: bool = False, dynamic_jobs: bool | None = None) -> dict:
-    """Run ``trace`` under ``config`` in real Batsim; returns the summary (also written to DIR)."""
+    """Run ``trace`` under ``config`` in real Batsim; returns the summary (also written to DIR).
+
+    DIR is replaced as a whole when the run succeeds (``bftune.files.result_dir``);
+    after a failure it is untouched and the failed run's files (Batsim's log,
+    a partial out_jobs.csv) are in ``DIR.failed``.
+    """
+    check_run_options(port, timeout)
+    target = result_dir(out_dir, replaces=BATSIM_RESULT, keep_failed=True)
+    exe = find_batsim(batsim, check_version=False)
+    version = batsim_version(exe)
+    with target as stage:
+        return _run_in(stage, target.failed_path, trace, config, exe, version, tau=tau, port=port,
+                       timeout=timeout, progress=progress, dynamic_jobs=dynamic_jobs)
+
+
+def _run_in(out: Path, shown: Path, trace: Trace, config: SchedulerConfig, exe: Path, version: str, *,
+            tau: float, port: int | None, timeout: float, progress: bool, dynamic_jobs: bool | None) -> dict:
+    """One Batsim run writing into the private directory ``out``; messages name ``shown`` (where a
+    failed run's files are kept) instead."""
     from bftune.platforms.generator import write_platform
     from bftune.workloads.batsim_json import write_batsim_workload
 
-    exe = find_batsim(batsim, check_version=False)
-    version = batsim_version(exe)
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    for stale in ("out_jobs.csv", "out_schedule.csv", "summary.json"):
-        (out / stale).unlink(missing_ok=True)
     m = trace.max_procs
     if config.classifier is not None and config.unix_start_time is None and trace.unix_start_time is not None:
         # as run_local does: calendar features need the trace's calendar
         config = replace(config, unix_start_time=trace.unix_start_time, timezone=config.timezone or trace.timezone)
-    workload = write_batsim_workload(trace, out / "workload.json")
-    platform = write_platform(m, out / "platform.xml")
+    write_batsim_workload(trace, out / "workload.json")
+    write_platform(m, out / "platform.xml")
     dynamic = config.needs_dynamic_jobs if dynamic_jobs is None else dynamic_jobs
 
     driver = BatsimDriver(config)
@@ -200,6 +270,7 @@ def run_batsim(trace: Trace, config: SchedulerConfig, out_dir: str | os.PathLike
     except BatsimConnectionError as exc:
         raise BatsimRunError(f"{exc} (choose another --port, or leave it out to use a free one)") from None
     proc: subprocess.Popen | None = None
+    watch: int | None = None
     failure: list[BaseException] = []
 
     def batsim_gone() -> str | None:
@@ -216,8 +287,10 @@ def run_batsim(trace: Trace, config: SchedulerConfig, out_dir: str | os.PathLike
         except BaseException as exc:  # reported by the watchdog below
             failure.append(exc)
 
-    cmd = batsim_command(exe, platform.resolve(), workload.resolve(), endpoint, (out / "out").resolve(), dynamic)
-    log_path = out / "batsim.log"
+    # Paths relative to Batsim's working directory (``out``): the recorded command stays valid
+    # where the directory ends up.
+    cmd = batsim_command(exe, Path("platform.xml"), Path("workload.json"), endpoint, Path("out"), dynamic)
+    log_path, log_shown = out / "batsim.log", shown / "batsim.log"
     thread = threading.Thread(target=scheduler, name="bftune-scheduler", daemon=True)
     display = Progress(len(trace.jobs), enabled=progress, label="batsim")
     t0 = time.perf_counter()
@@ -227,8 +300,7 @@ def run_batsim(trace: Trace, config: SchedulerConfig, out_dir: str | os.PathLike
             log.write("$ " + " ".join(cmd) + "\n")
             log.flush()
             try:
-                proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                        start_new_session=True, cwd=out)
+                proc, watch = start_guarded(cmd, out, log)
             except OSError as exc:
                 raise BatsimNotFoundError(f"cannot start {exe}: {exc.strerror or exc}. {INSTALL_HELP}") from None
             while thread.is_alive():
@@ -241,17 +313,17 @@ def run_batsim(trace: Trace, config: SchedulerConfig, out_dir: str | os.PathLike
                                                 f"within {timeout:g} s"))
                     break
             if failure:
-                raise _run_error(failure[0], driver, log_path)
+                raise _run_error(failure[0], driver, log_path, log_shown)
             try:
                 proc.wait(timeout)
             except subprocess.TimeoutExpired:
                 raise BatsimRunError(f"batsim did not exit within {timeout:g} s after the end of the simulation; "
-                                     f"it was killed. Log {log_path}:\n{_tail(log_path)}") from None
+                                     f"it was killed. Log {log_shown}:\n{_tail(log_path)}") from None
             wall = time.perf_counter() - t0
             _show_progress(display, driver, force=True)
             if proc.returncode != 0:
                 raise BatsimRunError(f"batsim exited with code {proc.returncode} after the simulation. "
-                                     f"Log {log_path}:\n{_tail(log_path)}")
+                                     f"Log {log_shown}:\n{_tail(log_path)}")
     except BaseException:
         if proc is not None:
             _kill_group(proc)
@@ -262,10 +334,12 @@ def run_batsim(trace: Trace, config: SchedulerConfig, out_dir: str | os.PathLike
         display.close()
         if proc is not None and proc.poll() is None:  # pragma: no cover - defensive
             _kill_group(proc)
+        if watch is not None:
+            os.close(watch)
 
     jobs_csv = out / "out_jobs.csv"
     if not jobs_csv.exists():
-        raise BatsimRunError(f"batsim finished but wrote no {jobs_csv}. Log {log_path}:\n{_tail(log_path)}")
+        raise BatsimRunError(f"batsim finished but wrote no out_jobs.csv. Log {log_shown}:\n{_tail(log_path)}")
     df = read_out_jobs(jobs_csv)
     sched = connection.busy_seconds
     extra = {
@@ -285,7 +359,7 @@ def run_batsim(trace: Trace, config: SchedulerConfig, out_dir: str | os.PathLike
     return summary
 
 
-def _run_error(exc: BaseException, driver: BatsimDriver, log_path: Path) -> BatsimRunError:
+def _run_error(exc: BaseException, driver: BatsimDriver, log_path: Path, log_shown: Path) -> BatsimRunError:
     where = f"at simulated t={driver.now:g}" if driver.started else "before the simulation began"
     if isinstance(exc, KeyboardInterrupt):
         return BatsimRunError("interrupted; batsim was stopped")
@@ -294,7 +368,7 @@ def _run_error(exc: BaseException, driver: BatsimDriver, log_path: Path) -> Bats
     text = f"the run failed {where}: {name}: {what}"
     tail = _tail(log_path)
     if tail:
-        text += f"\nbatsim was stopped; its log {log_path} ends with:\n{tail}"
+        text += f"\nbatsim was stopped; its log {log_shown} ends with:\n{tail}"
     else:
         text += "\nbatsim was stopped."
     return BatsimRunError(text)
@@ -306,22 +380,29 @@ def _run_error(exc: BaseException, driver: BatsimDriver, log_path: Path) -> Bats
 def compare_backends(trace: Trace, config: SchedulerConfig, out_dir: str | os.PathLike[str],
                      batsim: str | os.PathLike[str] | None = None, tau: float = 10.0, port: int | None = None,
                      timeout: float = 120.0, progress: bool = False, tolerance: float = 0.0) -> dict:
-    """Run both backends on the same configuration; diff them job by job; write DIR/compare.json."""
-    out = Path(out_dir)
-    find_batsim(batsim)  # fail before simulating anything if Batsim is missing
-    local_summary, _ = run_local(trace, config, out / "local", tau=tau)
-    batsim_summary = run_batsim(trace, config, out / "batsim", batsim=batsim, tau=tau, port=port,
-                                timeout=timeout, progress=progress)
-    report = diff_out_jobs(read_out_jobs(out / "local" / "out_jobs.csv"),
-                           read_out_jobs(out / "batsim" / "out_jobs.csv"), names=("local", "batsim"),
-                           tolerance=tolerance)
-    metrics = ("jobs", "rejected", "avg_wait", "max_wait", "avg_bsld", "makespan", "killed_runs", "wasted_work")
-    report["summaries"] = {k: {"local": local_summary.get(k), "batsim": batsim_summary.get(k)}
-                           for k in metrics if k in local_summary or k in batsim_summary}
-    report["config"] = config.to_dict()
-    report["workload"] = workload_info(trace)
-    report["scheduler_share"] = batsim_summary.get("scheduler_share")
-    write_json(out / "compare.json", report)
+    """Run both backends on the same configuration; diff them job by job; write DIR/compare.json.
+
+    DIR (local/, batsim/, compare.json) is replaced as a whole when both runs
+    succeed; after a failure it is untouched and the failed attempt is in
+    ``DIR.failed``.
+    """
+    check_run_options(port, timeout)
+    target = result_dir(out_dir, replaces=COMPARE_RESULT, keep_failed=True)
+    exe = find_batsim(batsim, check_version=False)  # fail before simulating anything if Batsim is missing
+    version = batsim_version(exe)
+    with target as out:
+        local_summary, _ = run_local(trace, config, out / "local", tau=tau)
+        (out / "batsim").mkdir()
+        batsim_summary = _run_in(out / "batsim", target.failed_path / "batsim", trace, config, exe, version,
+                                 tau=tau, port=port, timeout=timeout, progress=progress, dynamic_jobs=None)
+        report = diff_out_jobs(read_out_jobs(out / "local" / "out_jobs.csv"),
+                               read_out_jobs(out / "batsim" / "out_jobs.csv"), names=("local", "batsim"),
+                               tolerance=tolerance)
+        metrics = ("jobs", "rejected", "avg_wait", "max_wait", "avg_bsld", "makespan", "killed_runs", "wasted_work")
+        report["summaries"] = {k: {"local": local_summary.get(k), "batsim": batsim_summary.get(k)}
+                               for k in metrics if k in local_summary or k in batsim_summary}
+        report["config"] = config.to_dict()
+        report["workload"] = workload_info(trace)
+        report["scheduler_share"] = batsim_summary.get("scheduler_share")
+        write_json(out / "compare.json", report)
     return report
-
-

@@ -7,19 +7,23 @@ naming the file, line or option) and a non-zero exit, never a traceback.
 from __future__ import annotations
 
 import argparse
-import math
+import contextlib
 import os
 import sys
 from pathlib import Path
 from typing import Callable
 
 from bftune import __version__
+from bftune.experiments import interrupts
 from bftune.experiments.campaign.cli import add_campaign_parser
+from bftune.files import (OutputError, atomic_write_many, check_output_dir, check_output_file, check_writable_dir,
+                          clean_leftovers, result_dir)
 from bftune.schedulers.config import ConfigError, SchedulerConfig
-from bftune.schedulers.options import OPTIONS, markdown_table
+from bftune.schedulers.options import OPTIONS, Parser, duration, integer, markdown_table
 from bftune.schedulers.core.durations import DurationError, parse_duration
 from bftune.schedulers.core.policies import REGISTRY, formula_of
-from bftune.workloads.batsim_json import read_batsim_workload, write_batsim_workload
+from bftune.workloads import limits
+from bftune.workloads.batsim_json import batsim_workload_text, read_batsim_workload
 from bftune.workloads.errors import WorkloadError
 from bftune.workloads.model import Trace
 from bftune.workloads.resample import resample, split_halves
@@ -31,17 +35,58 @@ class UsageError(ValueError):
     """A command-line mistake the parser cannot see (conflicting options...)."""
 
 
+class OneLineParser(argparse.ArgumentParser):
+    """argparse, with its errors as one line (``bftune simulate: error: ...; see --help``) and exit 2."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        self.exit(2, f"{self.prog}: error: {message} (see `{self.prog} --help`)\n")
+
+
+# --- values of the flags that are not scheduler options ---------------------------------------
+
+
+def _count(check: Callable[[int, str], int]) -> Parser:
+    """A size flag: an integer, then the workload limit ``check`` (``bftune.workloads.limits``)."""
+    as_integer = integer()
+
+    def parse(value: object, where: str) -> int:
+        return check(as_integer(value, where), where)
+
+    return parse
+
+
+#: (argument name, flag, parser) of every command-line value that is not a scheduler option; each
+#: is checked when the command starts, before any work, with the parsers the option table uses.
+ARGUMENTS: tuple[tuple[str, str, Parser], ...] = (
+    ("synthetic", "--synthetic", _count(limits.jobs)),
+    ("jobs", "--jobs", _count(limits.jobs)),
+    ("procs", "--procs", _count(limits.procs)),
+    ("weeks", "--weeks", _count(limits.weeks)),
+    ("seed", "--seed", OPTIONS["seed"].parse),
+    ("port", "--port", integer(1, 65535)),
+    ("timeout", "--timeout", duration(infinite=False, positive=True)),
+)
+
+
+def check_arguments(args: argparse.Namespace) -> None:
+    """Every value of :data:`ARGUMENTS` given (or defaulted) through its parser, in place."""
+    for name, flag, parse in ARGUMENTS:
+        value = getattr(args, name, None)
+        if value is not None:
+            setattr(args, name, parse(value, flag))
+
+
 # --- shared option groups ------------------------------------------------------
 
 
 def _workload_options() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(add_help=False)
+    p = OneLineParser(add_help=False)
     g = p.add_argument_group("workload")
     src = g.add_mutually_exclusive_group()
     src.add_argument("--trace", help="SWF trace (.swf or .swf.gz) or Batsim workload JSON")
-    src.add_argument("--synthetic", type=int, metavar="N", help="generate N jobs of the embedded synthetic model")
-    g.add_argument("--procs", type=int, metavar="M", help="machine size m (default: the trace's MaxProcs; 256 for --synthetic)")
-    g.add_argument("--seed", type=int, default=1,
+    src.add_argument("--synthetic", metavar="N", help="generate N jobs of the embedded synthetic model")
+    g.add_argument("--procs", metavar="M", help="machine size m (default: the trace's MaxProcs; 256 for --synthetic)")
+    g.add_argument("--seed", metavar="N", default=1,
                    help="seed of everything random: the synthetic workload and the selectors (default 1)")
     g.add_argument("--lenient", action="store_true", help="skip (and count) malformed SWF lines instead of failing")
     g.add_argument("--walltime-from-runtime", action="store_true",
@@ -56,7 +101,7 @@ def _scheduler_options() -> argparse.ArgumentParser:
     the table supplies defaults, and an option given while its requirement
     is unmet (``--epsilon`` without ``--selector``) is an error, not ignored.
     """
-    p = argparse.ArgumentParser(add_help=False)
+    p = OneLineParser(add_help=False)
     groups: dict[str, argparse._ArgumentGroup] = {}
     for option in OPTIONS.values():
         if option.cli is None or option.name == "seed":  # --seed is the workload group's: it seeds both
@@ -93,12 +138,7 @@ def tau_from_args(args: argparse.Namespace) -> float:
 def load_trace(args: argparse.Namespace, required: bool = True) -> Trace | None:
     """The workload named by --trace or --synthetic (cleaned, with its cleaning counts)."""
     if args.synthetic is not None:
-        if args.synthetic <= 0:
-            raise UsageError("--synthetic needs a positive number of jobs")
-        procs = args.procs or 256
-        if procs <= 0:
-            raise UsageError("--procs must be positive")
-        return generate(args.synthetic, procs, args.seed)
+        return generate(args.synthetic, 256 if args.procs is None else args.procs, args.seed)
     if not args.trace:
         if required:
             raise UsageError("give a workload: --trace FILE or --synthetic N")
@@ -112,10 +152,11 @@ def read_trace(path: str, procs: int | None = None, lenient: bool = False, wallt
     p = Path(path)
     if not p.exists():
         raise WorkloadError(f"{p}: no such file")
-    if procs is not None and procs <= 0:
-        raise UsageError("--procs must be positive")
+    if procs is not None:
+        limits.procs(procs, "--procs")
+    fallback = "runtime" if walltime_from_runtime else None
     if p.suffix == ".json":
-        trace = read_batsim_workload(p)
+        trace = read_batsim_workload(p, walltime_fallback=fallback, lenient=lenient)
         if procs is not None and procs != trace.max_procs:
             kept = [j for j in trace.jobs if j.procs <= procs]
             cleaning = dict(trace.cleaning)
@@ -124,8 +165,7 @@ def read_trace(path: str, procs: int | None = None, lenient: bool = False, wallt
                 raise WorkloadError(f"{p}: no job fits on {procs} processors")
             trace = trace.with_jobs(kept, max_procs=procs, cleaning=cleaning)
         return trace
-    return read_swf(p, max_procs=procs, lenient=lenient,
-                    walltime_fallback="runtime" if walltime_from_runtime else None)
+    return read_swf(p, max_procs=procs, lenient=lenient, walltime_fallback=fallback)
 
 
 # --- commands -------------------------------------------------------------------
@@ -159,11 +199,13 @@ def cmd_options(args: argparse.Namespace) -> int:
 def cmd_simulate(args: argparse.Namespace) -> int:
     # Lazy: local_run and results import pandas (0.6 s of start-up, python -X importtime); the
     # commands that need no output tables (policies, options, convert...) should not pay for it.
-    from bftune.experiments.local_run import run_local
+    from bftune.experiments.local_run import LOCAL_RESULT, run_local
     from bftune.experiments.results import format_summary
 
     config = config_from_args(args)
     tau = tau_from_args(args)
+    if args.out is not None:  # before the work: a bad --out is found in a second, not after the simulation
+        check_output_dir(args.out, "--out", LOCAL_RESULT)
     trace = load_trace(args)
     summary, _ = run_local(trace, config, args.out, tau=tau)
     print(format_summary(summary))
@@ -184,38 +226,46 @@ DEMO_VARIANTS: list[tuple[str, dict]] = [
 ]
 
 
+def _variant_dir(label: str) -> str:
+    return label.replace(" ", "_").replace(",", "").replace("+", "plus")
+
+
 def cmd_demo(args: argparse.Namespace) -> int:
     from bftune.experiments.local_run import run_local  # lazy: pandas (see cmd_simulate)
 
     n, procs, seed = args.jobs, args.procs, args.seed
+    # The variants' directories are one result: replaced together at the end.
+    target = (result_dir(args.out, replaces=[_variant_dir(label) for label, _ in DEMO_VARIANTS])
+              if args.out is not None else None)
     trace = generate(n, procs, seed)
     print(f"bftune demo: {len(trace.jobs)} synthetic jobs (Lublin-Feitelson model, seed {seed}) on {procs} processors\n")
     header = f"{'scheduler':<28}{'AvgWait (s)':>13}{'MaxWait (s)':>13}{'AVGbsld':>10}{'util.':>8}"
     print(header)
     print("-" * len(header))
-    out = Path(args.out) if args.out else None
-    rows = []
-    for label, options in DEMO_VARIANTS:
-        config = SchedulerConfig.from_options(options)
-        target = out / label.replace(" ", "_").replace(",", "").replace("+", "plus") if out else None
-        summary, _ = run_local(trace, config, target, tau=10.0)
-        rows.append((label, summary))
-        print(f"{label:<28}{summary['avg_wait']:>13.0f}{summary['max_wait']:>13.0f}"
-              f"{summary['avg_bsld']:>10.2f}{summary['utilization']:>8.3f}")
+    with target if target is not None else contextlib.nullcontext() as stage:
+        for label, options in DEMO_VARIANTS:
+            config = SchedulerConfig.from_options(options)
+            summary, _ = run_local(trace, config, stage / _variant_dir(label) if stage else None, tau=10.0)
+            print(f"{label:<28}{summary['avg_wait']:>13.0f}{summary['max_wait']:>13.0f}"
+                  f"{summary['avg_bsld']:>10.2f}{summary['utilization']:>8.3f}")
     print("\nAVGbsld uses tau = 10 s. Try: bftune simulate --synthetic 5000 --policy SAF --threshold 40h --out results/x")
-    if out:
-        print(f"per-variant out_jobs.csv and summary.json written under {out}")
+    if target is not None:
+        print(f"per-variant out_jobs.csv and summary.json written under {args.out}")
     return 0
 
 
 def cmd_convert(args: argparse.Namespace) -> int:
-    from bftune.platforms.generator import write_platform  # lazy: 87 ms of XML modules, convert only
+    from bftune.platforms.generator import platform_xml  # lazy: 87 ms of XML modules, convert only
 
+    out = check_writable_dir(args.out, "--out")
     trace = load_trace(args)
-    out = Path(args.out)
+    # Both contents first, then both files: a workload is never left without its platform.
+    wl, pf = out / f"{trace.name}.json", out / f"platform_{trace.max_procs}.xml"
+    contents = {wl: batsim_workload_text(trace).encode(), pf: platform_xml(trace.max_procs).encode()}
     out.mkdir(parents=True, exist_ok=True)
-    wl = write_batsim_workload(trace, out / f"{trace.name}.json")
-    pf = write_platform(trace.max_procs, out / f"platform_{trace.max_procs}.xml")
+    for path in contents:
+        clean_leftovers(out, path.name)
+    atomic_write_many(contents)
     print(f"{len(trace.jobs)} jobs, m = {trace.max_procs}")
     dropped = {k: v for k, v in trace.cleaning.items() if v}
     if dropped:
@@ -225,16 +275,14 @@ def cmd_convert(args: argparse.Namespace) -> int:
 
 
 def cmd_resample(args: argparse.Namespace) -> int:
+    out = check_output_file(args.out, "--out")
     trace = load_trace(args)
     if args.split:
         train, test = split_halves(trace)
         trace = train if args.split == "train" else test
-    if args.weeks <= 0:
-        raise UsageError("--weeks must be positive")
     new = resample(trace, args.weeks, args.seed)
-    out = Path(args.out)
-    if out.parent and not out.parent.exists():
-        out.parent.mkdir(parents=True, exist_ok=True)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    clean_leftovers(out.parent, out.name)
     write_swf(new, out)
     print(f"wrote {out}: {len(new.jobs)} jobs in {args.weeks} resampled weeks"
           f"{f' of the {args.split} half' if args.split else ''} (seed {args.seed})")
@@ -244,6 +292,7 @@ def cmd_resample(args: argparse.Namespace) -> int:
 def cmd_download(args: argparse.Namespace) -> int:
     from bftune.workloads.download import download  # lazy: 84 ms of urllib/ssl, download only
 
+    check_writable_dir(args.dest, "--dest")
     path = download(args.name, args.dest, base_url=args.base_url)
     print(f"{path}")
     return 0
@@ -254,6 +303,9 @@ def _batsim_command(name: str) -> Callable[[argparse.Namespace], int]:
         from bftune.experiments import batsim_cli  # lazy: pyzmq + pandas, 0.9 s of start-up
 
         config = config_from_args(args)
+        status = batsim_cli.check_before_run(name, args)  # --out and --batsim, before the trace is read
+        if status is not None:
+            return status
         trace = load_trace(args)
         return getattr(batsim_cli, f"cmd_{name}")(trace, config, args)
 
@@ -265,7 +317,7 @@ def _batsim_command(name: str) -> Callable[[argparse.Namespace], int]:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = OneLineParser(
         prog="bftune",
         description="Tune EASY backfilling: simulate locally, or run the same scheduler inside Batsim.",
     )
@@ -274,9 +326,9 @@ def build_parser() -> argparse.ArgumentParser:
     wl, sc = _workload_options(), _scheduler_options()
 
     p = sub.add_parser("demo", help="simulate EASY variants on the embedded synthetic workload")
-    p.add_argument("--jobs", type=int, default=3000, help="number of synthetic jobs (default 3000)")
-    p.add_argument("--procs", type=int, default=128, help="machine size (default 128)")
-    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--jobs", default=3000, help="number of synthetic jobs (default 3000)")
+    p.add_argument("--procs", default=128, help="machine size (default 128)")
+    p.add_argument("--seed", default=1)
     p.add_argument("--out", help="also write each variant's results under this directory")
     p.set_defaults(func=cmd_demo)
 
@@ -289,7 +341,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_convert)
 
     p = sub.add_parser("resample", parents=[wl], help="per-user week resampling of a trace (SPEC section 1)")
-    p.add_argument("--weeks", type=int, required=True)
+    p.add_argument("--weeks", required=True, help=f"length of the new trace in weeks (at most {limits.MAX_WEEKS:,})")
     p.add_argument("--split", choices=["train", "test"], help="resample only this half (split at the temporal midpoint)")
     p.add_argument("--out", required=True, help="output SWF file")
     p.set_defaults(func=cmd_resample)
@@ -312,9 +364,9 @@ def build_parser() -> argparse.ArgumentParser:
         p = sub.add_parser(name, parents=[wl, sc], help=helptext)
         p.add_argument("--out", required=True, help="output directory")
         p.add_argument("--batsim", help="path of the batsim executable (default: found on PATH)")
-        p.add_argument("--port", type=int, help="localhost port for the scheduler (default: a free one)")
-        p.add_argument("--timeout", type=float, default=120.0,
-                       help="seconds without any message before the run is declared stalled (default 120)")
+        p.add_argument("--port", help="localhost port for the scheduler, 1..65535 (default: a free one)")
+        p.add_argument("--timeout", default=120.0,
+                       help="time without any message before the run is declared stalled (default 120 s; 5m...)")
         p.set_defaults(func=_batsim_command(name))
     add_campaign_parser(sub)
     return parser
@@ -322,21 +374,87 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # --help, --version, or a usage error (one line, see OneLineParser)
+        return exc.code if isinstance(exc.code, int) else 0
     if not getattr(args, "func", None):
         parser.print_help()
         return 2
+    stdout = sys.stdout
+    sys.stdout = NamedStream(stdout, STDOUT)  # type: ignore[assignment]
     try:
-        return int(args.func(args) or 0)
-    except (WorkloadError, ConfigError, DurationError, UsageError, FileNotFoundError) as exc:
+        with interrupts.stopping_like_ctrl_c():  # SIGTERM and SIGHUP clean up as Ctrl-C does
+            check_arguments(args)
+            return int(args.func(args) or 0)
+    except (WorkloadError, ConfigError, DurationError, UsageError, OutputError) as exc:
         print(f"bftune: error: {exc}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
-        print("bftune: interrupted", file=sys.stderr)
-        return 130
+    except KeyboardInterrupt as exc:
+        what = f"stopped by {exc}" if isinstance(exc, interrupts.Terminated) else "interrupted"
+        print(f"bftune: {what}", file=sys.stderr)
+        return interrupts.exit_status(exc)
     except BrokenPipeError:  # output piped into `head` and the like
-        sys.stderr.close()
+        _silence_stdout()
         return 0
+    except OSError as exc:  # a full disk, an I/O error, a file that vanished: one line naming it
+        if exc.filename == STDOUT:
+            _silence_stdout()
+        reason = exc.strerror or str(exc)
+        print(f"bftune: error: {exc.filename}: {reason}" if exc.filename else f"bftune: error: {reason}",
+              file=sys.stderr)
+        return 2
+    finally:
+        sys.stdout = stdout
+
+
+#: How errors name standard output (``bftune policies >/dev/full``).
+STDOUT = "standard output"
+
+
+class NamedStream:
+    """A text stream whose write errors name it (``os.write`` errors name no file)."""
+
+    def __init__(self, stream, name: str) -> None:
+        self._stream = stream
+        self._name = name
+
+    def write(self, text: str) -> int:
+        try:
+            return self._stream.write(text)
+        except OSError as exc:
+            raise type(exc)(exc.errno, exc.strerror, self._name) from None
+
+    def flush(self) -> None:
+        try:
+            self._stream.flush()
+        except OSError as exc:
+            raise type(exc)(exc.errno, exc.strerror, self._name) from None
+
+    def __getattr__(self, name: str):
+        return getattr(self._stream, name)
+
+
+def _stdout_failure() -> OSError | None:
+    """Flush standard output; the error if that fails (then output goes nowhere, quietly)."""
+    try:
+        sys.stdout.flush()
+    except OSError as exc:
+        _silence_stdout()
+        return exc
+    except ValueError:  # closed
+        return None
+    return None
+
+
+def _silence_stdout() -> None:
+    """Point file descriptor 1 at /dev/null so that the interpreter's final flush cannot fail again."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):
+        pass
 
 
 #: Commands that start no thread or process of their own: they may skip interpreter teardown.
@@ -355,12 +473,15 @@ def entry() -> None:
     """
     argv = sys.argv[1:]
     code = main(argv)
+    failure = _stdout_failure()  # `bftune policies >/dev/full`: say so, rather than exit 0 or a traceback
+    if failure is not None and not isinstance(failure, BrokenPipeError) and code == 0:
+        print(f"bftune: error: standard output: {failure.strerror or failure}", file=sys.stderr)
+        code = 2
     command = next((a for a in argv if not a.startswith("-")), None)
     if command in _SELF_CONTAINED:
         try:
-            sys.stdout.flush()
             sys.stderr.flush()
-        except (BrokenPipeError, ValueError):
+        except (OSError, ValueError):
             pass
         os._exit(code)
     sys.exit(code)

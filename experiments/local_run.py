@@ -8,9 +8,14 @@ from pathlib import Path
 
 from bftune.experiments.outjobs import runs_columns, write_out_jobs
 from bftune.experiments.results import build_summary, write_summary
+from bftune.files import result_dir
 from bftune.schedulers.config import SchedulerConfig
 from bftune.schedulers.drivers.local.simulator import SimResult, simulate
 from bftune.workloads.model import Trace
+
+
+#: What a local result directory holds (so that one written before the result marker is replaced too).
+LOCAL_RESULT = ("out_jobs.csv", "summary.json")
 
 
 def workload_info(trace: Trace) -> dict:
@@ -19,7 +24,12 @@ def workload_info(trace: Trace) -> dict:
 
 def run_local(trace: Trace, config: SchedulerConfig, out_dir: str | Path | None = None,
               tau: float = 10.0) -> tuple[dict, SimResult]:
-    """Simulate ``trace`` under ``config``; write out_jobs.csv and summary.json if ``out_dir``."""
+    """Simulate ``trace`` under ``config``; write out_jobs.csv and summary.json if ``out_dir``.
+
+    ``out_dir`` is checked before the simulation and replaced as a whole after
+    it (``bftune.files.result_dir``): it holds the old pair or the new pair.
+    """
+    target = result_dir(out_dir, replaces=LOCAL_RESULT) if out_dir is not None else None
     m = trace.max_procs
     if config.classifier is not None and config.unix_start_time is None and trace.unix_start_time is not None:
         config = replace(config, unix_start_time=trace.unix_start_time, timezone=config.timezone or trace.timezone)
@@ -30,9 +40,8 @@ def run_local(trace: Trace, config: SchedulerConfig, out_dir: str | Path | None 
     extra = {"backend": "local", "simulation_seconds": round(elapsed, 3)}
     extra.update(result.report)
     summary = build_summary(columns, m, tau, config.to_dict(), trace.cleaning, workload_info(trace), extra)
-    if out_dir is not None:
-        out_dir = Path(out_dir)
-        out_dir.mkdir(parents=True, exist_ok=True)
-        write_out_jobs(result.runs, out_dir / "out_jobs.csv")
-        write_summary(summary, out_dir)
+    if target is not None:
+        with target as stage:
+            write_out_jobs(result.runs, stage / "out_jobs.csv")
+            write_summary(summary, stage)
     return summary, result

@@ -36,6 +36,7 @@ from pathlib import Path
 from xml.sax.saxutils import quoteattr
 
 from bftune.files import atomic_write_text
+from bftune.workloads import limits
 
 MASTER_HOST = "master_host0"
 HOST_PREFIX = "h"
@@ -148,6 +149,7 @@ def _radical(radical: str) -> list[int]:
 def _check_m(m: int) -> None:
     if isinstance(m, bool) or not isinstance(m, int) or m < 1:
         raise ValueError(f"the number of compute hosts must be a positive integer, not {m!r}")
+    limits.procs(m, "the number of compute hosts")
 
 
 def main(argv: list[str] | None = None) -> int:

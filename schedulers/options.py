@@ -34,6 +34,7 @@ from bftune.schedulers.core.durations import DurationError, format_duration, par
 from bftune.schedulers.core.easy import RESERVATION_MODELS
 from bftune.schedulers.core.policies import SELECTION_DEFAULT, UnknownPolicyError, get_policy
 from bftune.schedulers.hooks.classified import MODES as CLASSIFIER_MODES
+from bftune.workloads.limits import MAX_SEED
 
 
 class ConfigError(ValueError):
@@ -118,7 +119,9 @@ def policy_list(value: Any, where: str) -> list[str]:
     return names
 
 
-def duration(*, infinite: bool, positive: bool = False) -> Parser:
+def duration(*, infinite: bool, positive: bool = False, minimum: float | None = None, why: str = "") -> Parser:
+    """A duration (``40h``, ``3600``); ``minimum`` (seconds) refuses shorter ones, saying ``why``."""
+
     def parse(value: Any, where: str) -> float:
         try:
             seconds = parse_duration(value, where, allow_infinite=infinite)
@@ -126,6 +129,8 @@ def duration(*, infinite: bool, positive: bool = False) -> Parser:
             raise ConfigError(str(exc)) from None
         if positive and not seconds > 0:
             raise ConfigError(f"{where}: expected a positive duration, got {value!r}")
+        if minimum is not None and seconds < minimum:
+            raise ConfigError(f"{where}: {value!r} is shorter than {format_duration(minimum)}{why}")
         return seconds
 
     parse.__name__ = "duration"
@@ -172,7 +177,7 @@ def number(low: float, high: float, *, low_open: bool = False, high_open: bool =
     return parse
 
 
-def integer(minimum: int | None = None) -> Parser:
+def integer(minimum: int | None = None, maximum: int | None = None) -> Parser:
     def parse(value: Any, where: str) -> int:
         if isinstance(value, bool) or not isinstance(value, (int, str)):
             raise ConfigError(f"{where}: expected an integer, got {value!r}")
@@ -182,6 +187,8 @@ def integer(minimum: int | None = None) -> Parser:
             raise ConfigError(f"{where}: expected an integer, got {value!r}") from None
         if minimum is not None and x < minimum:
             raise ConfigError(f"{where}: expected an integer >= {minimum}, got {value!r}")
+        if maximum is not None and x > maximum:
+            raise ConfigError(f"{where}: expected an integer <= {maximum}, got {value!r}")
         return x
 
     parse.__name__ = "integer"
@@ -208,6 +215,12 @@ BACKFILLING = Requirement("backfill", _is_true, "backfilling (drop --no-backfill
 
 DURATIONS = {"threshold", "kill_after", "period"}
 
+#: The shortest selection period.  A period is judged by the jobs that ran in it, so one far
+#: shorter than a typical job (the archive traces' median runtimes are tens of minutes) measures
+#: nothing, and every period is logged: a one-second period on a year-long trace would mean 31
+#: million log entries (several GB).  The studies use 1d and 1w.
+MIN_PERIOD = 3600.0
+
 _TABLE = (
     Option("policy", policy_name, "FCFS", "queue order of both EASY queues (Pr); see `bftune policies`",
            "scheduler", cli="--policy", metavar="POLICY", aliases=("primary",)),
@@ -226,12 +239,14 @@ _TABLE = (
            "scheduler", cli="--kill-after", metavar="DURATION"),
     Option("fairness", boolean, False, "also measure unfair delay and reservation violations (slower)",
            "scheduler", cli="--fairness", cli_value=True),
-    Option("seed", integer(minimum=0), 0, "seed of the selectors' and the classifier's randomness",
+    Option("seed", integer(minimum=0, maximum=MAX_SEED), 0, "seed of the selectors' and the classifier's randomness",
            "scheduler", cli="--seed", metavar="N"),
     Option("selector", optional(choice(SELECTORS)), None,
            "switch the policy of both queues at every period boundary (SPEC 4)",
            "online policy selection", cli="--selector", choices=tuple(SELECTORS)),
-    Option("period", duration(infinite=False, positive=True), 7 * 86400.0, "period Delta (1d, 1w, ...)",
+    Option("period", duration(infinite=False, positive=True, minimum=MIN_PERIOD,
+                              why=": a period far shorter than a job measures nothing"),
+           7 * 86400.0, "period Delta (1d, 1w, ...; at least 1h)",
            "online policy selection", cli="--period", metavar="DURATION", requires=SELECTOR),
     Option("candidates", policy_list, list(SELECTION_DEFAULT),
            "comma-separated candidate policies", "online policy selection", cli="--candidates",

@@ -1,12 +1,24 @@
-"""Atomic file writes (bftune.files)."""
+"""Atomic files, result directories replaced as a set, leftovers, output checks (bftune.files)."""
 
 from __future__ import annotations
 
+import fcntl
 import os
 
 import pytest
 from bftune import files as atomic
-from bftune.files import atomic_write_bytes, atomic_write_text
+from bftune.files import (
+    MARKER,
+    OutputError,
+    atomic_write_bytes,
+    atomic_write_many,
+    atomic_write_text,
+    check_output_dir,
+    check_output_file,
+    check_writable_dir,
+    clean_leftovers,
+    result_dir,
+)
 
 
 def test_writes_and_replaces_without_leftovers(tmp_path):
@@ -36,3 +48,167 @@ def test_failure_keeps_the_old_file_and_removes_the_temp(tmp_path, monkeypatch):
 def test_missing_directory_is_an_error(tmp_path):
     with pytest.raises(FileNotFoundError):
         atomic_write_text(tmp_path / "no" / "such" / "dir.txt", "x")
+
+
+# --- result directories: replaced as a set -------------------------------------------------------
+
+
+def write_set(directory, tag: str) -> None:
+    (directory / "a.csv").write_text(f"a {tag}\n")
+    (directory / "b.json").write_text(f"b {tag}\n")
+
+
+def read_set(directory) -> dict:
+    return {p.name: p.read_text() for p in sorted(directory.iterdir()) if p.name != MARKER}
+
+
+def test_a_result_directory_appears_whole(tmp_path):
+    out = tmp_path / "deep" / "res"
+    with result_dir(out) as stage:
+        assert stage.parent == out.parent and stage.name.startswith(".res.part-")
+        write_set(stage, "new")
+        assert not out.exists()  # nothing under the final name before the end
+    assert read_set(out) == {"a.csv": "a new\n", "b.json": "b new\n"}
+    assert (out / MARKER).exists()
+    assert sorted(os.listdir(out.parent)) == ["res"]
+    assert out.stat().st_mode & 0o777 == 0o777 & ~atomic._UMASK
+
+
+def test_success_replaces_the_old_set_and_failure_keeps_it(tmp_path):
+    out = tmp_path / "res"
+    with result_dir(out) as stage:
+        write_set(stage, "old")
+    with pytest.raises(RuntimeError):
+        with result_dir(out) as stage:
+            (stage / "a.csv").write_text("a half\n")
+            raise RuntimeError("killed between the two files")
+    assert read_set(out) == {"a.csv": "a old\n", "b.json": "b old\n"}
+    with result_dir(out) as stage:
+        write_set(stage, "new")
+    assert read_set(out) == {"a.csv": "a new\n", "b.json": "b new\n"}
+    assert sorted(os.listdir(tmp_path)) == ["res"]
+
+
+def test_keep_failed_moves_the_attempt_aside_until_a_success(tmp_path):
+    out = tmp_path / "res"
+    for attempt in ("first", "second"):
+        with pytest.raises(KeyboardInterrupt):
+            with result_dir(out, keep_failed=True) as stage:
+                (stage / "log").write_text(attempt)
+                raise KeyboardInterrupt
+        assert not out.exists() and (tmp_path / "res.failed" / "log").read_text() == attempt
+    with result_dir(out, keep_failed=True) as stage:
+        write_set(stage, "new")
+    assert sorted(os.listdir(tmp_path)) == ["res"]
+
+
+def test_two_renames_where_there_is_no_atomic_exchange(tmp_path, monkeypatch):
+    monkeypatch.setattr(atomic, "exchange", lambda a, b: False)
+    out = tmp_path / "res"
+    for tag in ("old", "new"):
+        with result_dir(out) as stage:
+            write_set(stage, tag)
+    assert read_set(out) == {"a.csv": "a new\n", "b.json": "b new\n"}
+    assert sorted(os.listdir(tmp_path)) == ["res"]
+    # A crash between the two renames: the old set waits under .res.old-*; the next run restores it.
+    old = tmp_path / ".res.old-abcd1234"
+    os.rename(out, old)
+    assert clean_leftovers(tmp_path, "res") == [old]
+    assert read_set(out) == {"a.csv": "a new\n", "b.json": "b new\n"}
+
+
+def test_the_swap_is_atomic_on_this_system(tmp_path):
+    a, b = tmp_path / "a", tmp_path / "b"
+    a.mkdir()
+    b.mkdir()
+    (a / "x").write_text("a")
+    if not atomic.exchange(a, b):
+        pytest.skip("no atomic exchange here (the two-rename path is tested above)")
+    assert (b / "x").read_text() == "a" and not (a / "x").exists()
+
+
+def test_foreign_directories_are_never_swept_away(tmp_path):
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "thesis.tex").write_text("years of work")
+    with pytest.raises(OutputError, match="holds 'thesis.tex', which bftune did not write"):
+        result_dir(home)
+    # ...but a result of an earlier version (no marker) is recognised by its names.
+    legacy = tmp_path / "legacy"
+    legacy.mkdir()
+    write_set(legacy, "old")
+    with result_dir(legacy, replaces=("a.csv", "b.json")) as stage:
+        write_set(stage, "new")
+    assert read_set(legacy)["a.csv"] == "a new\n"
+
+
+def test_leftovers_of_dead_writers_are_cleaned_and_live_ones_kept(tmp_path):
+    dead_dir = tmp_path / ".res.part-deadbeef"
+    dead_dir.mkdir()
+    (dead_dir / "out_jobs.csv").write_text("833 of 27992 jobs")
+    dead_file = tmp_path / ".res.x1y2z3w4.tmp"
+    dead_file.write_text("half")
+    live = tmp_path / ".res.part-alive123"
+    live.mkdir()
+    fd = os.open(live, os.O_RDONLY)
+    fcntl.flock(fd, fcntl.LOCK_EX)  # a writer that is still running
+    other = tmp_path / ".other.part-deadbeef"
+    other.mkdir()
+    user_file = tmp_path / ".res.notes"
+    user_file.write_text("mine")
+    try:
+        removed = clean_leftovers(tmp_path, "res")
+    finally:
+        os.close(fd)
+    assert sorted(removed) == sorted([dead_dir, dead_file])
+    assert live.exists() and other.exists() and user_file.exists()
+
+
+def test_temporaries_are_locked_while_written(tmp_path, monkeypatch):
+    seen = []
+    real_replace = os.replace
+
+    def spy(src, dst):  # at the moment of the rename, a cleaner must not take the temporary
+        seen.append(clean_leftovers(tmp_path))
+        real_replace(src, dst)
+
+    monkeypatch.setattr(atomic.os, "replace", spy)
+    atomic_write_many({tmp_path / "w.json": b"{}", tmp_path / "p.xml": b"<p/>"})
+    assert seen == [[], []]
+    assert sorted(os.listdir(tmp_path)) == ["p.xml", "w.json"]
+
+
+def test_a_set_of_files_is_written_before_any_rename(tmp_path, monkeypatch):
+    (tmp_path / "w.json").write_text("old")
+    calls = []
+    real_write = atomic._write_all
+
+    def full_disk(fd, data):
+        calls.append(data)
+        if len(calls) == 2:
+            raise OSError(28, "No space left on device")
+        real_write(fd, data)
+
+    monkeypatch.setattr(atomic, "_write_all", full_disk)
+    with pytest.raises(OSError) as info:
+        atomic_write_many({tmp_path / "w.json": b"new", tmp_path / "p.xml": b"<p/>"})
+    assert info.value.filename == str(tmp_path / "p.xml")  # the error names the file
+    assert sorted(os.listdir(tmp_path)) == ["w.json"] and (tmp_path / "w.json").read_text() == "old"
+
+
+@pytest.mark.parametrize("make, check, message", [
+    (lambda p: p.write_text(""), check_output_dir, "exists and is not a directory"),
+    (lambda p: p.mkdir(), check_output_file, "is a directory"),
+    (lambda p: p.write_text(""), check_writable_dir, "exists and is not a directory"),
+])
+def test_checks_name_the_path(tmp_path, make, check, message):
+    target = tmp_path / "target"
+    make(target)
+    with pytest.raises(OutputError, match=message):
+        check(str(target), "--out")
+    with pytest.raises(OutputError, match="--out: empty path"):
+        check("", "--out")
+    (tmp_path / "f").write_text("")
+    with pytest.raises(OutputError, match="f is not a directory"):  # a file where a directory must be
+        check(str(tmp_path / "f" / "x"), "--out")
+    assert not any(name.endswith(".probe") for name in os.listdir(tmp_path))

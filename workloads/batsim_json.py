@@ -39,6 +39,7 @@ from pathlib import Path
 from typing import Any
 
 from bftune.files import atomic_write_text
+from bftune.workloads import limits
 from bftune.workloads.errors import WorkloadError
 from bftune.workloads.model import MIN_NAME_WIDTH, JobRecord, Trace, job_name, name_width, sort_jobs
 from bftune.workloads.swf import WalltimeFallback, trace_name_from_path
@@ -98,6 +99,7 @@ def read_batsim_workload(
     path: str | os.PathLike[str],
     *,
     walltime_fallback: WalltimeFallback = None,
+    lenient: bool = False,
     name: str | None = None,
 ) -> Trace:
     """Read a Batsim workload JSON file into a Trace (m = ``nb_res``).
@@ -106,8 +108,12 @@ def read_batsim_workload(
     Trace keys jobs by SWF job number.  Runtime comes from the job's
     ``delay`` profile; other profile types are rejected, since the simulator
     only models delay jobs.  A job without a positive walltime is an error
-    unless ``walltime_fallback="runtime"`` (then walltime = runtime).  Jobs
-    are returned sorted by (submit, id); every problem names the file and job.
+    unless ``walltime_fallback="runtime"`` (then walltime = runtime; the
+    CLI's ``--walltime-from-runtime``).  Jobs are returned sorted by (submit,
+    id); every problem names the file and job.  With ``lenient`` (``--lenient``)
+    a malformed job is skipped and counted under ``"malformed_job"`` instead,
+    as SWF's ``--lenient`` counts malformed lines; a malformed file (not JSON,
+    no ``nb_res``...) is an error either way.
     """
     path = Path(path)
     try:
@@ -121,22 +127,32 @@ def read_batsim_workload(
     nb_res = doc.get("nb_res")
     if not _is_int(nb_res) or nb_res <= 0:
         raise WorkloadError(f"{path}: 'nb_res' must be a positive integer, not {nb_res!r}")
+    limits.procs(nb_res, f"{path}: 'nb_res'")
     profiles = doc.get("profiles", {})
     raw_jobs = doc.get("jobs")
     if not isinstance(raw_jobs, list) or not isinstance(profiles, dict):
         raise WorkloadError(f"{path}: 'jobs' must be a list and 'profiles' an object")
     jobs: list[JobRecord] = []
-    from_runtime = 0
+    from_runtime = malformed = 0
     for index, raw in enumerate(raw_jobs):
-        job, used_fallback = _job_from_json(raw, profiles, nb_res, walltime_fallback, f"{path}: job #{index}")
+        try:
+            job, used_fallback = _job_from_json(raw, profiles, nb_res, walltime_fallback, f"{path}: job #{index}")
+        except WorkloadError:
+            if not lenient:
+                raise
+            malformed += 1
+            continue
         from_runtime += used_fallback
         jobs.append(job)
     if not jobs:
-        raise WorkloadError(f"{path}: the workload has no jobs")
+        more = f" ({malformed} malformed jobs skipped)" if malformed else ""
+        raise WorkloadError(f"{path}: the workload has no jobs{more}")
     ids = [job.id for job in jobs]
     if len(set(ids)) != len(ids):
         raise WorkloadError(f"{path}: a job id appears more than once")
     cleaning = {"walltime_from_runtime": from_runtime} if walltime_fallback == "runtime" else {}
+    if lenient:
+        cleaning["malformed_job"] = malformed
     return Trace(
         jobs=sort_jobs(jobs),
         max_procs=nb_res,
@@ -177,7 +193,8 @@ def _job_from_json(
     used_fallback = False
     if walltime <= 0:
         if walltime_fallback != "runtime":
-            raise WorkloadError(f"{where}: no positive walltime ({walltime_raw!r}); use walltime_fallback='runtime'")
+            raise WorkloadError(f"{where}: no positive walltime ({walltime_raw!r}); --walltime-from-runtime "
+                                "(walltime_fallback='runtime') uses the runtime instead")
         walltime, used_fallback = runtime, True
     user = raw.get("user", -1)
     if not _is_int(user):

@@ -28,7 +28,6 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
-import tempfile
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -36,6 +35,7 @@ import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
+from bftune.files import clean_leftovers, locked_temp_file
 from bftune.workloads.errors import WorkloadError
 
 log = logging.getLogger(__name__)
@@ -158,8 +158,12 @@ def download(
     """
     source = get_source(name)
     dest_dir = Path(dest_dir)
-    dest_dir.mkdir(parents=True, exist_ok=True)
+    try:
+        dest_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise DownloadError(f"{dest_dir}: cannot create the directory: {exc.strerror or exc}") from None
     dest = dest_dir / source.filename
+    clean_leftovers(dest_dir, source.filename)  # .part files of downloads that were killed
 
     if dest.exists():
         if source.sha256 is None:
@@ -178,8 +182,8 @@ def download(
 
     url = source.url(base_url)
     _check_scheme(url)
-    fd, tmp_name = tempfile.mkstemp(prefix=f".{source.filename}.", suffix=".part", dir=dest_dir)
-    tmp = Path(tmp_name)
+    # Locked while we live, so that a concurrent download's clean-up leaves it alone.
+    fd, tmp = locked_temp_file(dest_dir, source.filename, ".part")
     try:
         actual = _fetch(url, fd, timeout)
         if source.sha256 is not None and actual != source.sha256:
@@ -194,6 +198,8 @@ def download(
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
+    finally:
+        os.close(fd)
     if source.sha256 is None:
         warnings.warn(
             f"{dest}: trace {source.name} has no pinned sha256; downloaded unverified "
@@ -206,9 +212,9 @@ def download(
 
 
 def _fetch(url: str, fd: int, timeout: float) -> str:
-    """Stream ``url`` into the open file ``fd`` (closed on return); return the sha256."""
+    """Stream ``url`` into the open file ``fd`` (left open: it holds the lock); return the sha256."""
     digest = hashlib.sha256()
-    with os.fdopen(fd, "wb") as out:
+    with os.fdopen(fd, "wb", closefd=False) as out:
         try:
             request = urllib.request.Request(url, headers={"User-Agent": "bftune-workload-download"})
             with urllib.request.urlopen(request, timeout=timeout) as response:

@@ -37,6 +37,7 @@ from collections import defaultdict
 
 import numpy as np
 
+from bftune.workloads import limits
 from bftune.workloads.errors import WorkloadError
 from bftune.workloads.model import JobRecord, Trace, sort_jobs
 
@@ -66,8 +67,15 @@ def week_picks(trace: Trace, n_weeks: int, seed: int | np.random.Generator) -> t
             f"{trace.name}: resampling needs at least one whole week of submissions "
             f"(the trace spans {_span(trace):.0f} s < {WEEK} s)"
         )
-    if isinstance(n_weeks, bool) or not isinstance(n_weeks, (int, np.integer)) or n_weeks < 1:
-        raise WorkloadError(f"n_weeks must be a positive integer, not {n_weeks!r}")
+    limits.weeks(n_weeks, "n_weeks")
+    if not isinstance(seed, np.random.Generator):
+        limits.seed(seed, "seed")
+    t0 = min(job.submit for job in trace.jobs)
+    copied = sum(1 for job in trace.jobs if job.submit - t0 < k * WEEK)  # the jobs of the K whole weeks
+    expected = n_weeks * copied / k
+    if expected > limits.MAX_JOBS:
+        raise WorkloadError(f"{trace.name}: {n_weeks} weeks of about {copied / k:.0f} jobs each would be "
+                            f"{expected:,.0f} jobs, more than bftune accepts ({limits.MAX_JOBS:,})")
     users = sorted({job.user for job in trace.jobs})
     rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
     picks = rng.integers(0, k, size=(int(n_weeks), len(users)))

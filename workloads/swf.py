@@ -16,7 +16,7 @@ Reading does two things, in this order:
    (submit, runtime, requested time, ...) may be fractional; integral values
    are stored as ``int`` so that Batsim JSON gets ``3477`` and not ``3477.0``.
    A malformed line (wrong field count, non-numeric or non-finite token,
-   fractional count) raises :class:`WorkloadError` naming ``file:line`` and the
+   fractional count, negative job id) raises :class:`WorkloadError` naming ``file:line`` and the
    field.  With ``lenient=True`` it is skipped and counted under
    ``"malformed_line"`` instead - never silently dropped.
 
@@ -77,6 +77,7 @@ from typing import Iterable, Literal
 
 from bftune.gcpause import paused_gc
 from bftune.files import atomic_write_bytes
+from bftune.workloads import limits
 from bftune.workloads.errors import WorkloadError
 from bftune.workloads.model import JobRecord, Trace
 
@@ -198,10 +199,12 @@ def parse_swf(
             continue
         if len(parts) == N_FIELDS:
             try:
-                rows.append(list(map(int, parts)))
-                continue
+                row = list(map(int, parts))
+                if row[0] >= 0:
+                    rows.append(row)
+                    continue
             except ValueError:
-                pass  # not all plain integers: take the careful path below
+                pass  # not all plain integers (or a negative id): take the careful path below
         try:
             rows.append(_parse_fields(parts))
         except _FieldError as exc:
@@ -265,7 +268,7 @@ def _parse_fast(text: str, source: str, max_procs: int | None, walltime_fallback
             a = np.loadtxt(io.StringIO(text), comments=";", dtype=np.float64, ndmin=2)
     except ValueError:
         return None
-    if a.size == 0 or a.shape[1] != N_FIELDS or not np.isfinite(a).all():
+    if a.size == 0 or a.shape[1] != N_FIELDS or not np.isfinite(a).all() or (a[:, 0] < 0).any():
         return None
     integral = sorted(INTEGRAL_FIELDS)
     if not (a[:, integral] == np.floor(a[:, integral])).all():  # the careful path names the line
@@ -403,6 +406,8 @@ def _parse_fields(parts: list[str]) -> list[int | float]:
     values: list[int | float] = []
     for index, token in enumerate(parts):
         values.append(_parse_number(token, index))
+    if values[0] < 0:  # it would become a Batsim id such as "-000004"
+        raise _FieldError(f"field 1 (job id): {parts[0]!r} is negative; job numbers count from 1")
     return values
 
 
@@ -446,13 +451,11 @@ def _header_int(header: dict[str, str], key: str) -> int | None:
 
 def _machine_size(header: dict[str, str], max_procs: int | None, source: str) -> int:
     if max_procs is not None:
-        if isinstance(max_procs, bool) or not isinstance(max_procs, int) or max_procs <= 0:
-            raise WorkloadError(f"{source}: max_procs must be a positive integer, not {max_procs!r}")
-        return max_procs
+        return limits.procs(max_procs, f"{source}: max_procs")
     for key in ("MaxProcs", "MaxNodes"):
         value = _header_int(header, key)
         if value is not None and value > 0:
-            return value
+            return limits.procs(value, f"{source}: header {key}")
     raise WorkloadError(
         f"{source}: the header has no usable MaxProcs or MaxNodes; "
         "give the machine size explicitly (--procs / max_procs=)"

@@ -85,6 +85,7 @@ from functools import lru_cache
 
 import numpy as np
 
+from bftune.workloads import limits
 from bftune.workloads.errors import WorkloadError
 from bftune.workloads.model import JobRecord, Trace
 
@@ -170,10 +171,9 @@ def generate(
     ``variant`` is ``"typeless"`` (one job population, as ``lublin_256``) or
     ``"typed"`` (batch and interactive streams, mostly short interactive jobs).
     """
-    if isinstance(n_jobs, bool) or not isinstance(n_jobs, (int, np.integer)) or n_jobs < 1:
-        raise WorkloadError(f"n_jobs must be a positive integer, not {n_jobs!r}")
-    if isinstance(procs, bool) or not isinstance(procs, (int, np.integer)) or procs < 1:
-        raise WorkloadError(f"procs must be a positive integer, not {procs!r}")
+    limits.jobs(n_jobs, "n_jobs")
+    limits.procs(procs, "procs")
+    limits.seed(seed, "seed")
     if not 0 < load <= 2:
         raise WorkloadError(f"load must be in (0, 2], not {load!r}")
     if n_users < 1:

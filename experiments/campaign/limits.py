@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import os
 
+from bftune.workloads.limits import MAX_PROCS, MAX_SEED  # one definition for every entry point
+
 #: Weeks of one resampled trace (or half).
 MAX_WEEKS = 1_000
 WEEKS_WHY = "about 19 years; the studies use 250 and 104"
@@ -19,12 +21,10 @@ MAX_RESAMPLES = 10_000
 RESAMPLES_WHY = "the study uses 60"
 #: Runs of one campaign (campaign.json lists them all; one file per run).
 MAX_RUNS = 100_000
-#: ``synthetic:N:M``: ten times the largest archive trace (CEA-Curie: 290,124 jobs, 93,312 processors).
+#: ``synthetic:N:M``: ten times the largest archive trace (CEA-Curie: 290,124 jobs); machines up to
+#: ``bftune.workloads.limits.MAX_PROCS`` (ANL Intrepid, 163,840 cores, is the largest archive machine).
 MAX_SYNTHETIC_JOBS = 3_000_000
-MAX_PROCS = 1_000_000
-PROCS_WHY = "ten times the largest archive machine"
-#: Seeds feed numpy and scikit-learn, whose seeds are 32-bit.
-MAX_SEED = 2**32 - 1
+PROCS_WHY = "six times the largest archive machine"
 
 
 def default_workers() -> int:

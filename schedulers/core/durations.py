@@ -1,4 +1,10 @@
-"""Durations as users write them: ``40h``, ``2d``, ``90m``, ``3600``, ``inf``."""
+"""Durations as users write them: ``40h``, ``2d``, ``90m``, ``3600``, ``inf``.
+
+Unit letters are lowercase and mean one thing each: s, m (minutes), h, d,
+w.  An uppercase letter is refused rather than guessed: ``1M`` reads as a
+month to many people and as a minute to others, and months and years have
+no fixed length (write ``30d`` or ``52w``).
+"""
 
 from __future__ import annotations
 
@@ -6,7 +12,9 @@ import math
 import re
 
 _UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
-_RE = re.compile(r"^\s*(\d+(?:\.\d*)?|\.\d+)\s*([smhdw]?)\s*$", re.IGNORECASE)
+_NAMES = {"s": "seconds", "m": "minutes", "h": "hours", "d": "days", "w": "weeks"}
+_RE = re.compile(r"^\s*(\d+(?:\.\d*)?|\.\d+)\s*([A-Za-z]*)\s*$")
+_HINT = "write seconds (3600) or a number with a unit s/m/h/d/w (90m, 40h, 2d, 1w)"
 _INFINITE = {"inf", "infinity", "none", "off", "never"}
 
 
@@ -39,12 +47,20 @@ def parse_duration(text: str | float | int | None, what: str = "duration", allow
             return math.inf
         raise DurationError(f"{what}: an infinite duration is not allowed here")
     m = _RE.match(s)
+    hint = _HINT + (", or inf/none" if allow_infinite else "")
     if not m:
-        raise DurationError(
-            f"{what}: cannot read {text!r}; write seconds (3600) or a number with a unit s/m/h/d/w "
-            f"(90m, 40h, 2d, 1w){', or inf/none' if allow_infinite else ''}"
-        )
-    return float(m.group(1)) * _UNITS[(m.group(2) or "s").lower()]
+        raise DurationError(f"{what}: cannot read {text!r}; {hint}")
+    unit = m.group(2) or "s"
+    if unit not in _UNITS:
+        if unit.lower() in _UNITS:
+            why = (f"unit {unit!r} is not accepted: units are lowercase, {unit.lower()!r} means "
+                   f"{_NAMES[unit.lower()]} (months and years have no fixed length: write 30d or 52w)")
+        elif unit.lower() in ("mo", "mon", "month", "months", "y", "yr", "year", "years"):
+            why = "months and years have no fixed length (write 30d or 52w)"
+        else:
+            why = f"unknown unit {unit!r}"
+        raise DurationError(f"{what}: cannot read {text!r}: {why}; {hint}")
+    return float(m.group(1)) * _UNITS[unit]
 
 
 def format_duration(seconds: float) -> str:

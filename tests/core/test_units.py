@@ -57,7 +57,7 @@ def test_durations(text, seconds):
     assert parse_duration(text) == seconds
 
 
-@pytest.mark.parametrize("text", ["4x", "h", "-3", "", "1e3", "40 hours"])
+@pytest.mark.parametrize("text", ["4x", "h", "-3", "", "1e3", "40 hours", "1M", "40H", "2y", "1month", "nan"])
 def test_bad_durations_say_what_is_accepted(text):
     with pytest.raises(DurationError, match="40h"):
         parse_duration(text, "threshold")

@@ -13,11 +13,10 @@ import argparse
 import json
 import os
 import random
-import stat
-import sys
 import time
 from pathlib import Path
 
+import fake_batsim
 import pytest
 import zmq
 from bftune.experiments import batsim_run
@@ -33,7 +32,6 @@ from bftune.experiments.batsim_run import (
 from bftune.experiments.local_run import run_local
 from bftune.schedulers.config import SchedulerConfig
 from bftune.workloads.model import JobRecord, Trace
-from locations import TESTS
 
 DOCS = "https://batsim.readthedocs.io"
 
@@ -52,11 +50,7 @@ def small_trace(n: int = 60, m: int = 8, seed: int = 4) -> Trace:
 @pytest.fixture
 def fake(tmp_path, monkeypatch) -> Path:
     """A fake ``batsim`` executable; ``FAKE_BATSIM_PIDS`` records its pid (and its child's)."""
-    bindir = tmp_path / "bin"
-    bindir.mkdir()
-    exe = bindir / "batsim"
-    exe.write_text(f"#!/bin/sh\nexec {sys.executable} {TESTS / 'helpers' / 'fake_batsim.py'} \"$@\"\n")
-    exe.chmod(exe.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
+    exe = fake_batsim.write_executable(tmp_path / "bin")
     monkeypatch.setenv("FAKE_BATSIM_PIDS", str(tmp_path / "pids"))
     monkeypatch.delenv("FAKE_BATSIM_MODE", raising=False)
     monkeypatch.delenv("FAKE_BATSIM_VERSION", raising=False)
@@ -124,7 +118,7 @@ def test_wrong_version(fake, monkeypatch, version, expected):
 def test_cmd_batsim_reports_missing_batsim_without_traceback(tmp_path, capsys):
     args = argparse.Namespace(out=str(tmp_path / "out"), batsim=str(tmp_path / "nope"), port=None, timeout=10.0,
                               tau="10")
-    assert cmd_batsim(small_trace(), SchedulerConfig(), args) == 1
+    assert cmd_batsim(small_trace(), SchedulerConfig(), args) == 2  # a bad path, as every bad input
     err = capsys.readouterr().err
     assert err.startswith("bftune: error: batsim not found at") and DOCS in err
 

@@ -227,6 +227,19 @@ class FakeBatsim:
 # --- as an executable ---------------------------------------------------------------------------
 
 
+def write_executable(directory) -> "os.PathLike[str]":
+    """A ``batsim`` shell script in ``directory`` that runs this file (same pid: ``exec``)."""
+    import stat
+    from pathlib import Path
+
+    directory = Path(directory)
+    directory.mkdir(parents=True, exist_ok=True)
+    exe = directory / "batsim"
+    exe.write_text(f"#!/bin/sh\nexec {sys.executable} {Path(__file__).resolve()} \"$@\"\n")
+    exe.chmod(exe.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
+    return exe
+
+
 def _write_out_jobs(rows: list[dict], jobs: dict, path: str) -> None:
     sys.path.insert(0, os.environ.get("FAKE_BATSIM_REPO", "."))
     from bftune.experiments.outjobs import write_out_jobs

@@ -1,0 +1,67 @@
+"""Sizes bftune accepts: machines, job counts, weeks and seeds, checked before any work.
+
+A typo (``--procs 1000000000``, ``--weeks 100000000``) must give a clear
+message at once, not fill memory for minutes and end in ``MemoryError`` (or
+worse, in the kernel's OOM killer).  The limits are far beyond any real use:
+
+- :data:`MAX_PROCS`: 2^20 = 1,048,576 processors, six times the largest
+  machine of the Parallel Workloads Archive (ANL Intrepid, 163,840 cores).
+  Batsim's platform for it is already a 220 MB file.
+- :data:`MAX_JOBS`: 10 million jobs, 30 times the largest trace we use
+  (CEA Curie, 312,826 jobs).  A simulated job takes about 2 KB of memory,
+  so this is some 20 GB: more does not fit in a workstation's memory.
+- :data:`MAX_WEEKS`: 10,000 resampled weeks (190 years), and never more
+  than :data:`MAX_JOBS` expected jobs.
+
+The workload API (the synthetic generator, resampling, the readers, the
+platform generator) enforces them, so every entry point - the CLI, campaign
+files, Python callers - shares them; the CLI checks its flags with the same
+functions first, so that the message names the flag.  (No numpy here: the
+SWF reader avoids importing it for small files.)
+"""
+
+from __future__ import annotations
+
+from numbers import Integral
+from typing import Any
+
+from bftune.workloads.errors import WorkloadError
+
+MAX_PROCS = 2**20
+MAX_JOBS = 10_000_000
+MAX_WEEKS = 10_000
+#: Seeds feed numpy and scikit-learn (``random_state``), whose seeds are 32-bit.
+MAX_SEED = 2**32 - 1
+
+
+def count(value: Any, what: str, maximum: int, why: str = "") -> int:
+    """``value`` as an integer in 1..maximum, or a WorkloadError naming ``what``."""
+    if isinstance(value, bool) or not isinstance(value, Integral):
+        raise WorkloadError(f"{what} must be a positive integer, not {value!r}")
+    if value < 1:
+        raise WorkloadError(f"{what} must be a positive integer, not {value!r}")
+    if value > maximum:
+        raise WorkloadError(f"{what} = {value} is more than bftune accepts ({maximum:,}{why})")
+    return int(value)
+
+
+def procs(value: Any, what: str = "the machine size") -> int:
+    """A machine size m in 1..MAX_PROCS."""
+    return count(value, what, MAX_PROCS, "; the largest archive machine has 163,840 processors")
+
+
+def jobs(value: Any, what: str = "the number of jobs") -> int:
+    """A job count in 1..MAX_JOBS."""
+    return count(value, what, MAX_JOBS, "; about 2 KB of memory per job")
+
+
+def weeks(value: Any, what: str = "the number of weeks") -> int:
+    """A resampling length in 1..MAX_WEEKS."""
+    return count(value, what, MAX_WEEKS, " weeks, 190 years")
+
+
+def seed(value: Any, what: str = "the seed") -> int:
+    """A seed in 0..MAX_SEED (numpy refuses negative seeds with a bare ValueError, scikit-learn large ones)."""
+    if isinstance(value, bool) or not isinstance(value, Integral) or not 0 <= value <= MAX_SEED:
+        raise WorkloadError(f"{what} must be an integer in 0..2^32-1, not {value!r}")
+    return int(value)
