@@ -24,7 +24,7 @@ from bftune.experiments import cli
 from bftune.experiments.cli import main
 from bftune.files import MARKER
 from locations import KTH
-from processes import LINUX, wait_until
+from processes import LINUX, interruptible, wait_until
 
 BFTUNE = [sys.executable, "-m", "bftune.experiments.cli"]
 PAIR = ("out_jobs.csv", "summary.json")
@@ -117,7 +117,8 @@ def test_a_killed_batsim_run_keeps_the_old_result_and_its_leftovers_go(tmp_path,
     old = result_without_timing(out)
     env = dict(os.environ, FAKE_BATSIM_MODE="stall", FAKE_BATSIM_PIDS=str(tmp_path / "pids"))
     (tmp_path / "pids").unlink()
-    proc = subprocess.Popen([*BFTUNE, *argv], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen([*BFTUNE, *argv], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            preexec_fn=interruptible)
     try:
         wait_until(lambda: (tmp_path / "pids").exists() and (tmp_path / "pids").read_text().strip(), 120,
                    "the stand-in Batsim did not start")

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import fake_batsim
 import pytest
-from processes import LINUX, alive, command, descendants, group_members, wait_until
+from processes import LINUX, alive, command, descendants, group_members, interruptible, wait_until
 
 pytestmark = pytest.mark.skipif(not LINUX, reason="reads processes from /proc (Linux)")
 
@@ -36,7 +36,8 @@ def start(tmp_path: Path, argv: list[str], mode: str | None) -> subprocess.Popen
     if mode:
         env["FAKE_BATSIM_MODE"] = mode
     with open(tmp_path / "stderr", "w") as err:
-        return subprocess.Popen([*BFTUNE, *argv], stdout=subprocess.DEVNULL, stderr=err, env=env)
+        return subprocess.Popen([*BFTUNE, *argv], stdout=subprocess.DEVNULL, stderr=err, env=env,
+                                preexec_fn=interruptible)
 
 
 def fake_pids(tmp_path: Path) -> list[int] | None:

@@ -8,6 +8,7 @@ counts as dead: it runs nothing and holds nothing but its pid.
 from __future__ import annotations
 
 import os
+import signal
 import sys
 import time
 from pathlib import Path
@@ -75,3 +76,14 @@ def wait_until(condition: Callable[[], object], timeout: float, what: str, inter
         if time.monotonic() > deadline:
             raise AssertionError(f"after {timeout:g} s: {what}")
         time.sleep(interval)
+
+
+def interruptible() -> None:
+    """``preexec_fn`` that lets Ctrl-C reach the child: SIGINT back to its default.
+
+    A test runner started in the background of a non-interactive shell (CI
+    scripts, ``pytest &``) has SIGINT ignored, its children inherit that, and
+    Python then installs no KeyboardInterrupt handler: a SIGINT test would
+    test nothing.
+    """
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
