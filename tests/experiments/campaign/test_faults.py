@@ -22,6 +22,7 @@ from pathlib import Path
 import pytest
 from bftune.experiments.campaign.config import load_config
 from bftune.experiments.campaign.specs import CampaignError
+from processes import interruptible
 
 pytestmark = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads process groups from /proc")
 
@@ -126,7 +127,8 @@ class Campaign:
         self.log = config.parent / f"campaign.{time.monotonic_ns()}.log"
         with open(self.log, "w") as log:
             self.proc = subprocess.Popen([str(BFTUNE), "campaign", str(config), "--out", str(out), "--no-progress",
-                                          *args], stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+                                          *args], stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+                                         preexec_fn=interruptible)  # SIGINT tests must not inherit SIG_IGN
         self.pgid = self.proc.pid
 
     def stored(self) -> int:
