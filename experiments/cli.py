@@ -369,6 +369,9 @@ def build_parser() -> argparse.ArgumentParser:
                        help="time without any message before the run is declared stalled (default 120 s; 5m...)")
         p.set_defaults(func=_batsim_command(name))
     add_campaign_parser(sub)
+    from bftune.experiments.learn_index import add_learn_index_parser
+
+    add_learn_index_parser(sub)
     return parser
 
 

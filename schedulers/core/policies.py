@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Callable, Protocol
 
 from bftune.schedulers.core.jobs import Job
+from bftune.schedulers.core.polynomial import LEARNED_PREFIX, IndexFunctionError, load_learned, shipped_policies
 
 Score = Callable[[Job, float], float]
 
@@ -167,6 +168,11 @@ for _p in (
 ):
     register(_p)
 
+# Index functions learned by regression (SPEC 6): the fits of the paper-scale run, shipped as
+# schedulers/core/fits/{Lin,Qdr,Cub,Qua}.json; any other fit is ``learned:FILE.json``.
+for _p in shipped_policies():
+    register(_p)
+
 # The 12 policies of SPEC section 4's default candidate set, in SPEC order.
 SELECTION_DEFAULT = ("FCFS", "LCFS", "SPF", "LPF", "SQF", "LQF", "LEXP", "SEXP", "LRF", "SRF", "LAF", "SAF")
 
@@ -176,9 +182,14 @@ class UnknownPolicyError(ValueError):
 
 
 def get_policy(name: str | Policy) -> Policy:
-    """Look a policy up by name (case-insensitive); pass policy objects through."""
+    """Look a policy up by name (case-insensitive); ``learned:FILE.json`` loads a fit; objects pass through."""
     if not isinstance(name, str):
         return name
+    if name.strip().lower().startswith(LEARNED_PREFIX):
+        try:
+            return load_learned(LEARNED_PREFIX + name.strip()[len(LEARNED_PREFIX):])
+        except IndexFunctionError as exc:
+            raise UnknownPolicyError(str(exc)) from None
     try:
         return REGISTRY[name.strip().upper()]
     except KeyError:

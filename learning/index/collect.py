@@ -1,0 +1,233 @@
+"""A score collection: many windows, each stored as soon as it is done, resumable.
+
+``collect(settings, out_dir)`` draws the windows (seeded), runs every window
+not yet stored through an executor (inline, local processes or Dask: the
+campaigns' executors and progress bar), writes ``windows/<index>.json``
+atomically after each one, and finally ``scores.csv`` (one row per Q job:
+window, job id, p, q, r, score).  Re-running the same command skips the
+stored windows; a directory holding a collection with other settings is an
+error naming the first differing setting.
+
+Seeds: window start positions come from ``SeedSequence([seed, 0x5eed])``;
+window i's permutations from ``SeedSequence([seed, i, position])``, drawn in
+batches of :data:`~bftune.learning.index.trials.BATCH` - so a window's scores
+depend on the settings alone, not on the executor, the number of workers or
+the order windows finish in.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import time
+import traceback
+from dataclasses import asdict, dataclass
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+
+from bftune.files import atomic_write_text
+from bftune.learning.index import SYNTHETIC_JOBS
+from bftune.learning.index import trials as tr
+
+FORMAT = 1
+
+
+class CollectionError(ValueError):
+    """Bad settings or output directory; the message names the option or file."""
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Everything that determines a collection's scores."""
+
+    source: str  # "synthetic" or a trace file
+    windows: int
+    trials: int
+    procs: int = tr.DEFAULT_PROCS
+    warmup: int = tr.DEFAULT_WARMUP
+    queue: int = tr.DEFAULT_QUEUE
+    seed: int = 1
+    tau: float = tr.DEFAULT_TAU
+    synthetic_jobs: int = SYNTHETIC_JOBS
+
+    def identity(self) -> dict:
+        d = asdict(self)
+        if self.source != "synthetic":
+            d.pop("synthetic_jobs")
+        return d
+
+    def digest(self) -> str:
+        return hashlib.sha256(json.dumps({"format": FORMAT, **self.identity()}, sort_keys=True).encode()).hexdigest()[:16]
+
+
+@lru_cache(maxsize=2)
+def source_jobs(source: str, procs: int, synthetic_jobs: int, seed: int) -> tuple:
+    """The jobs windows are cut from (cached per worker process)."""
+    if source == "synthetic":
+        from bftune.workloads.synthetic import generate
+
+        return tuple(generate(synthetic_jobs, procs, seed).jobs)
+    from bftune.workloads.swf import read_swf
+
+    path = Path(source)
+    if path.suffix == ".json":
+        from bftune.workloads.batsim_json import read_batsim_workload
+
+        return tuple(read_batsim_workload(path).jobs)
+    return tuple(read_swf(path).jobs)
+
+
+def check_settings(s: Settings) -> None:
+    tr.check_sizes(s.warmup, s.queue, s.procs)
+    if isinstance(s.trials, bool) or not isinstance(s.trials, int) or s.trials < 1:
+        raise CollectionError(f"--trials: expected a positive integer, got {s.trials!r}")
+    if isinstance(s.windows, bool) or not isinstance(s.windows, int) or s.windows < 1:
+        raise CollectionError(f"--windows: expected a positive integer, got {s.windows!r}")
+    if not s.tau > 0:
+        raise CollectionError(f"--tau: expected a positive number of seconds, got {s.tau!r}")
+    if s.source != "synthetic" and not Path(s.source).is_file():
+        raise CollectionError(f"--source {s.source}: no such file (give synthetic or an SWF / Batsim JSON trace)")
+    if s.source == "synthetic" and s.synthetic_jobs < s.warmup + s.queue:
+        raise CollectionError(f"--synthetic-jobs: at least {s.warmup + s.queue} jobs, got {s.synthetic_jobs}")
+
+
+def plan(s: Settings) -> list[dict]:
+    """One work item per window (plain dicts: they travel to worker processes and Dask)."""
+    jobs = source_jobs(s.source, s.procs, s.synthetic_jobs, s.seed)
+    try:
+        positions = tr.window_positions(len(jobs), s.windows, s.warmup, s.queue, s.seed)
+        too_big = [j for j in jobs if j.procs > s.procs]
+        if too_big:
+            raise tr.TrialError(f"--procs {s.procs}: smaller than job {too_big[0].id}'s size ({too_big[0].procs} "
+                                f"processors) in {s.source}; {len(too_big)} jobs do not fit")
+    except tr.TrialError as exc:
+        raise CollectionError(str(exc)) from None
+    settings = asdict(s)
+    return [{"run_id": f"window-{i:05d}", "index": i, "position": pos, "settings": settings}
+            for i, pos in enumerate(positions)]
+
+
+def collect_window(item: dict, xp_name: str = "numpy") -> dict:
+    """Score one window (runs in a worker); never raises on the window's own error."""
+    t0, c0 = time.perf_counter(), time.process_time()
+    out = {"format": FORMAT, "run_id": item["run_id"], "index": item["index"], "position": item["position"]}
+    try:
+        s = Settings(**item["settings"])
+        jobs = source_jobs(s.source, s.procs, s.synthetic_jobs, s.seed)
+        window = tr.make_window(jobs, item["index"], item["position"], s.warmup, s.queue, s.procs)
+        res = tr.window_scores(window, s.trials, s.procs, s.tau, s.seed, xp=array_namespace(xp_name))
+        q = slice(window.warmup, None)
+        out.update(status="ok", digest=s.digest(), trials=res.trials, ids=list(window.ids[window.warmup:]),
+                   p=window.runtime[q].tolist(), q=window.procs[q].tolist(), r=window.submit[q].tolist(),
+                   score=res.scores.tolist(), first_count=res.first_count.tolist(),
+                   first_sum=res.first_sum.tolist(), total=res.total, mean_avg_bsld=res.mean_avg_bsld,
+                   min_avg_bsld=res.min_avg_bsld, max_avg_bsld=res.max_avg_bsld)
+    except Exception as exc:  # reported with its window, the collection goes on
+        out.update(status="failed", error=f"{type(exc).__name__}: {exc}", traceback=traceback.format_exc())
+    out["elapsed_s"] = round(time.perf_counter() - t0, 4)
+    out["cpu_s"] = round(time.process_time() - c0, 4)
+    out["worker"] = f"{os.uname().nodename}:{os.getpid()}"
+    return out
+
+
+def collect_window_numpy(item: dict) -> dict:
+    return collect_window(item, "numpy")
+
+
+def collect_window_cupy(item: dict) -> dict:
+    return collect_window(item, "cupy")
+
+
+def collect_window_torch(item: dict) -> dict:
+    return collect_window(item, "torch")
+
+
+WORKERS = {"numpy": collect_window_numpy, "cupy": collect_window_cupy, "torch": collect_window_torch}
+
+
+def array_namespace(name: str):
+    """numpy (default), or an optional accelerator namespace running the same kernel."""
+    if name == "numpy":
+        return np
+    try:
+        if name == "cupy":
+            import cupy
+
+            return cupy  # cupy mirrors every numpy function the kernel uses
+        if name == "torch":
+            import array_api_compat.torch as xp_torch  # the standard's names over torch
+            import torch
+
+            torch.set_default_device("cuda" if torch.cuda.is_available() else "cpu")
+            return xp_torch
+    except ImportError as exc:
+        raise CollectionError(f"--array {name}: not installed ({exc.name}); the default numpy path needs "
+                              "nothing more") from None
+    raise CollectionError(f"--array: expected numpy, cupy or torch, got {name!r}")
+
+
+def stored(out: Path, digest: str) -> dict[int, dict]:
+    """Readable, finished windows of this collection, by index."""
+    done = {}
+    for path in sorted((out / "windows").glob("*.json")):
+        try:
+            rec = json.loads(path.read_text())
+        except (OSError, ValueError):
+            continue  # unreadable: redo it
+        if rec.get("status") == "ok" and rec.get("digest") == digest:
+            done[int(rec["index"])] = rec
+    return done
+
+
+def prepare_dir(out: Path, s: Settings) -> None:
+    meta_path = out / "collection.json"
+    if meta_path.exists():
+        try:
+            previous = json.loads(meta_path.read_text())["settings"]
+        except (ValueError, KeyError, TypeError):
+            raise CollectionError(f"{meta_path}: unreadable; remove it or use another --out") from None
+        mine = s.identity()
+        for key in mine:
+            if previous.get(key) != mine[key]:
+                raise CollectionError(f"{out} holds a collection with {key} = {previous.get(key)!r}, not "
+                                      f"{mine[key]!r}: use another --out, or the same options to resume")
+    (out / "windows").mkdir(parents=True, exist_ok=True)
+    (out / "failures").mkdir(exist_ok=True)
+    atomic_write_text(meta_path, json.dumps({"format": FORMAT, "settings": s.identity(), "digest": s.digest()},
+                                            indent=1) + "\n")
+
+
+def score_rows(records: list[dict]):
+    """The tidy score table (pandas) of stored windows, in window order."""
+    import pandas as pd
+
+    rows = []
+    for rec in sorted(records, key=lambda r: r["index"]):
+        for k, job in enumerate(rec["ids"]):
+            rows.append({"window": rec["index"], "job": job, "p": rec["p"][k], "q": rec["q"][k],
+                         "r": rec["r"][k], "score": rec["score"][k], "first_count": rec["first_count"][k],
+                         "trials": rec["trials"]})
+    return pd.DataFrame(rows, columns=["window", "job", "p", "q", "r", "score", "first_count", "trials"])
+
+
+@dataclass
+class CollectionOutcome:
+    windows: int
+    reused: int
+    done: int
+    failures: list[dict]
+    wall_s: float
+    trials_run: int
+    cpu_s: float
+    executor: str
+
+    @property
+    def trials_per_s(self) -> float:
+        return self.trials_run / self.wall_s if self.wall_s > 0 else float("nan")
+
+
+def _json(data: dict) -> str:
+    return json.dumps(data, indent=None, separators=(",", ":")) + "\n"
