@@ -122,3 +122,16 @@ def test_window_positions_and_bad_input():
         tr.window_scores(w, 0, 64)
     with pytest.raises(tr.TrialError, match="--queue"):
         tr.check_sizes(16, 0, 256)
+
+
+def test_the_same_kernel_runs_over_a_strict_array_api_namespace():
+    """The optional accelerated path (cupy, torch) is this code over another namespace: check it on the strict one."""
+    xp = pytest.importorskip("array_api_strict")
+    trace = generate(2000, 256, 1)
+    w = tr.make_window(trace.jobs, 0, 100, 16, 32, 256)
+    perms = tr.permutations(np.random.default_rng(0), 300, 32)
+    ref, ref_starts = tr.run_trials(w, perms, 256, starts_out=True)
+    got, got_starts = tr.run_trials(w, xp.asarray(perms), 256, xp=xp, starts_out=True)
+    assert np.array_equal(tr.to_numpy(got), ref) and np.array_equal(tr.to_numpy(got_starts), ref_starts)
+    assert tr.window_scores(w, 0, 256, perms=perms, xp=xp).scores.tolist() == \
+        tr.window_scores(w, 0, 256, perms=perms).scores.tolist()
