@@ -226,17 +226,24 @@ def run_item(item: dict) -> dict:
     return {"item": item, "summary": summarise(rows), "windows": rows}
 
 
+#: Policies whose order depends on r's origin (the clock ablation runs these only).
+CLOCK_DEPENDENT = ("F1", "F2", "F3", "F4", "Lin", "Qdr", "Cub", "Qua")
+
+
 def items(traces: list[str], policies=POLICIES, sequences: int = LUBLIN_SEQUENCES, no_backfilling: bool = True,
-          clocks=("window",)) -> list[dict]:
+          clock_ablation: bool = True) -> list[dict]:
+    """Every (scenario, source, policy, backfilling, clock); the trace-clock ablation only where r's origin matters."""
     out = []
-    for clock in clocks:
-        for policy in policies:
-            out.append({"scenario": "lublin", "source": f"lublin-{LUBLIN_PROCS}", "policy": policy,
-                        "backfill": False, "clock": clock, "sequences": sequences})
-    for trace in traces:
-        for clock in clocks:
-            for backfill in ((True, False) if no_backfilling else (True,)):
+    sources = [("lublin", f"lublin-{LUBLIN_PROCS}", (False,))] if sequences else []
+    sources += [("archive", t, (True, False) if no_backfilling else (True,)) for t in traces]
+    for scenario, source, modes in sources:
+        for clock in CLOCKS if clock_ablation else CLOCKS[:1]:
+            for backfill in modes:
+                if clock == "trace" and scenario == "archive" and not backfill:
+                    continue
                 for policy in policies:
-                    out.append({"scenario": "archive", "source": trace, "policy": policy, "backfill": backfill,
-                                "clock": clock})
+                    if clock == "trace" and policy not in CLOCK_DEPENDENT:
+                        continue
+                    out.append({"scenario": scenario, "source": source, "policy": policy, "backfill": backfill,
+                                "clock": clock, "sequences": sequences})
     return out
