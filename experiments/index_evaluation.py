@@ -247,3 +247,31 @@ def items(traces: list[str], policies=POLICIES, sequences: int = LUBLIN_SEQUENCE
                     out.append({"scenario": scenario, "source": source, "policy": policy, "backfill": backfill,
                                 "clock": clock, "sequences": sequences})
     return out
+
+
+def report_lines(windows, plots_dir) -> list[str]:
+    """The evaluation's markdown: medians per source, the study's claims checked, backfilling's gains, plots."""
+    lines = []
+    for clock in [c for c in CLOCKS if c in set(windows["clock"])]:
+        part = windows[windows["clock"] == clock]
+        table = medians(part)
+        title = "each window's own clock" if clock == "window" else "the trace's clock (ablation)"
+        lines += [f"### Median AVGbsld per 15-day window, r in {title}", "",
+                  "| scenario | source | backfilling | " + " | ".join(table.columns) + " |",
+                  "|---" * (3 + len(table.columns)) + "|"]
+        for (scenario, source, backfill), row in table.iterrows():
+            cells = " | ".join("–" if pd_isna(v) else f"{v:.1f}" for v in row)
+            lines.append(f"| {scenario} | {source} | {'EASY' if backfill else 'none'} | {cells} |")
+        lines += ["", "Lin against SAF, F2 and FCFS (ratios of medians):", "", *claim_checks(table), ""]
+        if clock == "window":
+            gains = backfilling_gains(table)
+            if gains:
+                lines += ["Backfilling's gain per policy (median without / with EASY backfilling):", "", *gains, ""]
+            for path in box_plots(part, plots_dir):
+                lines.append(f"![{path.stem}]({path.parent.name}/{path.name})")
+            lines.append("")
+    return lines
+
+
+def pd_isna(value) -> bool:
+    return value is None or value != value
