@@ -16,6 +16,7 @@ from typing import Callable
 from bftune import __version__
 from bftune.experiments import interrupts
 from bftune.experiments.campaign.cli import add_campaign_parser
+from bftune.experiments.learn_index import add_learn_index_parser
 from bftune.files import (OutputError, atomic_write_many, check_output_dir, check_output_file, check_writable_dir,
                           clean_leftovers, result_dir)
 from bftune.schedulers.config import ConfigError, SchedulerConfig
@@ -369,8 +370,6 @@ def build_parser() -> argparse.ArgumentParser:
                        help="time without any message before the run is declared stalled (default 120 s; 5m...)")
         p.set_defaults(func=_batsim_command(name))
     add_campaign_parser(sub)
-    from bftune.experiments.learn_index import add_learn_index_parser
-
     add_learn_index_parser(sub)
     return parser
 

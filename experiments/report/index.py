@@ -1,0 +1,131 @@
+"""Report of an index-policy campaign (``kind = "index"``): the study's Figures 1 and 2, and its claims.
+
+From ``windows.csv`` alone: per (scenario, source, backfilling, clock) the
+median AVGbsld of every policy (``summary_index.csv``; the study shows box
+plots and states its findings in words, so medians are what we can set
+beside them), box plots of the per-window AVGbsld
+(``plots/index_<scenario>_<easy|nobf>.png``), and the study's claims checked
+point by point: where Lin ranks, Lin against SAF and F2, Qdr, Cub and Qua
+against FCFS (ratios of medians), and, per archive trace, each policy's
+gain from backfilling (median without / with EASY backfilling).
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import pandas as pd
+
+from bftune.experiments.report.common import pyplot, runs_or_note, save
+from bftune.files import atomic_write_text
+
+FILES = ("summary_index.csv",)
+#: The policies of the study's Figures 1 and 2 (F2 there, F1-F4 here) and the four learned functions.
+POLICIES = ("FCFS", "SPF", "SAF", "WFP3", "UNICEF", "F1", "F2", "F3", "F4", "Lin", "Qdr", "Cub", "Qua")
+STUDY_CLAIMS = (
+    "Figure 1 (Lublin-Feitelson, actual runtimes, no backfilling): Lin among the best, comparable to SAF and F2; "
+    "Qdr, Cub and Qua close to FCFS.",
+    "Figure 2 (archive traces, requested runtimes, EASY backfilling): SAF, F2 and Lin consistently best; "
+    "backfilling helps poorly performing policies such as FCFS most.",
+)
+
+
+def medians(windows: pd.DataFrame) -> pd.DataFrame:
+    """Median AVGbsld per (scenario, source, backfill) x policy, policies in the study's order."""
+    frame = windows[windows["jobs"] > 0]
+    table = frame.pivot_table(index=["scenario", "source", "backfill"], columns="policy", values="avg_bsld",
+                              aggfunc="median", sort=False)
+    cols = [p for p in POLICIES if p in table.columns] + [p for p in table.columns if p not in POLICIES]
+    return table[cols]
+
+
+def claim_checks(table: pd.DataFrame) -> list[str]:
+    """One line per source: where Lin ranks, Lin vs SAF/F2, Qdr/Cub/Qua vs FCFS (ratios of medians)."""
+    lines = []
+    for (scenario, source, backfill), row in table.iterrows():
+        if scenario == "archive" and not backfill:
+            continue
+        row = row.dropna()
+        parts = [f"**{source}** ({scenario})"]
+        if "Lin" in row:
+            ranks = row.rank(method="min")
+            parts.append(f"Lin ranks {int(ranks['Lin'])} of {len(row)}")
+        for a, b in (("Lin", "SAF"), ("Lin", "F2"), ("Qdr", "FCFS"), ("Cub", "FCFS"), ("Qua", "FCFS")):
+            if a in row and b in row:
+                parts.append(f"{a}/{b} = {row[a] / row[b]:.2f}")
+        lines.append("- " + ", ".join(parts))
+    return lines
+
+
+def backfilling_gains(table: pd.DataFrame) -> list[str]:
+    """Per archive source: each policy's median without / with backfilling, largest first."""
+    lines = []
+    for (scenario, source, backfill), with_bf in table.iterrows():
+        if scenario != "archive" or not backfill or (scenario, source, False) not in table.index:
+            continue
+        gain = (table.loc[(scenario, source, False)] / with_bf).dropna().sort_values(ascending=False)
+        lines.append(f"- **{source}**: " + ", ".join(f"{p} x{g:.2f}" for p, g in gain.items()))
+    return lines
+
+
+def box_plots(windows: pd.DataFrame, plots: Path) -> list[Path]:
+    """One figure per (scenario, backfilling): a panel per source, a box per policy (log AVGbsld)."""
+    plt = pyplot()
+    written = []
+    frame = windows[windows["jobs"] > 0]
+    for (scenario, backfill), part in frame.groupby(["scenario", "backfill"], sort=False):
+        sources = list(dict.fromkeys(part["source"]))
+        fig, axes = plt.subplots(len(sources), 1, figsize=(11, 2.6 * len(sources) + 0.6), squeeze=False,
+                                 constrained_layout=True)
+        for ax, source in zip(axes[:, 0], sources):
+            sel = part[part["source"] == source]
+            pols = [p for p in POLICIES if p in set(sel["policy"])] + \
+                   [p for p in dict.fromkeys(sel["policy"]) if p not in POLICIES]
+            data = [sel.loc[sel["policy"] == p, "avg_bsld"].to_numpy() for p in pols]
+            ax.boxplot(data, flierprops={"markersize": 2})
+            ax.set_xticks(range(1, len(pols) + 1), [p if len(p) < 12 else p[:11] + "…" for p in pols])
+            ax.set_yscale("log")
+            ax.set_ylabel("AVGbsld")
+            ax.set_title(f"{source}: {len(data[0]) if data else 0} windows", fontsize=9)
+        fig.suptitle(f"{scenario}: AVGbsld per window ({'EASY backfilling' if backfill else 'no backfilling'})")
+        path = plots / f"index_{scenario}_{'easy' if backfill else 'nobf'}.png"
+        save(fig, path)
+        written.append(path)
+    return written
+
+
+def _fmt(v: float) -> str:
+    return "–" if v is None or (isinstance(v, float) and math.isnan(v)) else f"{v:.1f}"
+
+
+def write(out: Path, meta: dict, lines: list[str]) -> None:
+    """The index sections of ``report.md``, its box plots and ``summary_index.csv``."""
+    windows = runs_or_note(out, "windows", lines)
+    if windows is None:
+        return
+    windows["backfill"] = windows["backfill"].astype(str).str.lower() == "true"
+    settings = meta.get("settings", {})
+    lines.append(f"Index policies on {settings.get('window_days', 15):g}-day windows, each simulated alone from "
+                 "an empty machine (tau = 10 s). The study's findings, checked below:\n")
+    lines += [f"- {c}" for c in STUDY_CLAIMS] + [""]
+    summaries = []
+    for clock in [c for c in ("window", "trace") if c in set(windows["clock"])]:
+        part = windows[windows["clock"] == clock]
+        table = medians(part)
+        summaries.append(table.reset_index().assign(clock=clock))
+        title = "each window's own clock" if clock == "window" else "the trace's clock (ablation)"
+        lines += [f"## Median AVGbsld per window, r in {title}\n",
+                  "| scenario | source | backfilling | " + " | ".join(table.columns) + " |",
+                  "|---" * (3 + len(table.columns)) + "|"]
+        for (scenario, source, backfill), row in table.iterrows():
+            lines.append(f"| {scenario} | {source} | {'EASY' if backfill else 'none'} | "
+                         + " | ".join(_fmt(v) for v in row) + " |")
+        lines += ["", "Ratios of medians (below 1: the first policy is better):", "", *claim_checks(table), ""]
+        if clock == "window":
+            gains = backfilling_gains(table)
+            if gains:
+                lines += ["Each policy's gain from backfilling (median without / with EASY):", "", *gains, ""]
+            for path in box_plots(part, out / "plots"):
+                lines.append(f"![{path.stem}](plots/{path.name})\n")
+    atomic_write_text(out / "summary_index.csv", pd.concat(summaries).to_csv(index=False))
