@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 
 import pytest
@@ -14,6 +15,7 @@ from bftune.schedulers.core.durations import (
 )
 from bftune.schedulers.core.jobs import Job
 from bftune.schedulers.core.policies import REGISTRY, get_policy
+from bftune.schedulers.core.polynomial import SHIPPED_DIR as SHIPPED_FITS
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -81,6 +83,10 @@ def test_policy_formulas_on_one_job():
         "F1": math.log10(400) * 8 + 870 * 2, "F2": 20 * 8 + 25600 * 2, "F3": 3200 + 6.86e6 * 2,
         "F4": 400 * math.sqrt(8) + 5.3e5 * 2,
     }
+    for family in ("Lin", "Qdr", "Cub", "Qua"):  # the shipped fits: their JSON, evaluated independently
+        coefs = json.loads((SHIPPED_FITS / f"{family}.json").read_text())["coefficients"]
+        expect[family] = sum(c * eval(f.replace("^", "**"), {"p": 400.0, "q": 8.0, "r": 100.0})  # noqa: S307
+                             for f, c in coefs.items())
     assert set(expect) == {p.name for p in REGISTRY.values()}
     for name, value in expect.items():
         assert get_policy(name).key(job, now) == pytest.approx(value), name
