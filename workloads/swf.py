@@ -49,6 +49,28 @@ Reading does two things, in this order:
    equals its walltime ends as COMPLETED_WALLTIME_REACHED (SPEC section 8), so
    every such job is reported as walltime-killed although it ran to its end.
 
+   **Other cleanings** (``cleaning=``, :data:`CLEANINGS`) reproduce the job
+   sets of studies that did not apply SPEC's filter.  ``"spec"`` is the
+   default and is the rule set above.
+
+   - ``"keep-overruns"``: every record with submit >= 0, procs > 0 (chosen as
+     above), procs <= m and runtime > 0 is a job.  A job whose requested time
+     is below its runtime is *kept* with that walltime (counted under
+     ``"overruns_kept"``): both simulators end it at its walltime, as
+     COMPLETED_WALLTIME_REACHED, exactly what Batsim does with such a job.  A
+     requested time <= 0 becomes the runtime (``"walltime_from_runtime"``).
+   - ``"batsim-converter"``: what Batsim's own converter
+     (``tools/swf_to_batsim_workload_delay.py``, default options) makes of
+     the file: procs = *allocated* processors (field 5; the request is
+     ignored), records with procs <= 0 or runtime <= 0 dropped, walltime =
+     max(requested time, 2 x runtime) (counted under ``"walltime_raised"``
+     where that is more than the request: overruns and missing requests get
+     twice their runtime), and the runtime becomes the converter's delay
+     profile floor(runtime) + 1.  A raised walltime is far closer to the
+     runtime than users' requests are, which helps every walltime-based
+     policy and any runtime predictor: see ``experiments/REPRODUCTION.md``
+     (study 004), whose published dividers match this job set and not SPEC's.
+
    ``m`` is the ``max_procs`` argument, else the header ``MaxProcs``, else
    ``MaxNodes`` (the leading integer, so ``338 (batch partition; 512 total)``
    gives 338).  No usable value is an error asking for ``--procs``.
@@ -117,10 +139,22 @@ DROP_RULES: tuple[str, ...] = (
     "walltime_le_0",
     "walltime_lt_runtime",
 )
-#: Every key reading puts in ``Trace.cleaning``; the last one counts modified jobs.
-CLEANING_KEYS: tuple[str, ...] = DROP_RULES + ("walltime_from_runtime",)
+#: Every key reading puts in ``Trace.cleaning``; the last three count kept but modified jobs.
+CLEANING_KEYS: tuple[str, ...] = DROP_RULES + ("walltime_from_runtime", "overruns_kept", "walltime_raised")
 
 WalltimeFallback = Literal["runtime"] | None
+
+#: The named cleanings (module docstring): SPEC section 1's filter first (the default).
+CLEANINGS: tuple[str, ...] = ("spec", "keep-overruns", "batsim-converter")
+#: The walltime the Batsim converter gives a job: max(requested, BATSIM_WALLTIME_FACTOR x runtime).
+BATSIM_WALLTIME_FACTOR = 2
+
+
+def check_cleaning(cleaning: str) -> str:
+    """``cleaning`` if it names a cleaning, else ValueError listing them."""
+    if cleaning not in CLEANINGS:
+        raise ValueError(f"cleaning must be one of {', '.join(CLEANINGS)}, not {cleaning!r}")
+    return cleaning
 
 _GZIP_MAGIC = b"\x1f\x8b"
 # "; Key: value" - the key is one word and the colon must be followed by
@@ -141,13 +175,16 @@ def read_swf(
     lenient: bool = False,
     walltime_fallback: WalltimeFallback = None,
     name: str | None = None,
+    cleaning: str = "spec",
 ) -> Trace:
     """Read an SWF file (plain or gzip, detected by magic bytes) into a cleaned Trace.
 
     ``max_procs`` overrides the header's machine size m (and is what jobs are
     checked against).  ``name`` defaults to the file name without ``.swf`` /
-    ``.gz``.  See the module docstring for the parsing and cleaning rules.
+    ``.gz``.  ``cleaning`` names one of :data:`CLEANINGS`.  See the module
+    docstring for the parsing and cleaning rules.
     """
+    check_cleaning(cleaning)
     path = Path(path)
     try:
         raw = path.read_bytes()
@@ -166,6 +203,7 @@ def read_swf(
             lenient=lenient,
             walltime_fallback=walltime_fallback,
             name=name if name is not None else trace_name_from_path(path),
+            cleaning=cleaning,
         )
 
 
@@ -177,12 +215,14 @@ def parse_swf(
     lenient: bool = False,
     walltime_fallback: WalltimeFallback = None,
     name: str = "workload",
+    cleaning: str = "spec",
 ) -> Trace:
     """Parse and clean SWF ``text`` (``source`` is only used in messages and ``Trace.source``)."""
     if walltime_fallback not in (None, "runtime"):
         raise ValueError(f"walltime_fallback must be None or 'runtime', not {walltime_fallback!r}")
+    check_cleaning(cleaning)
     if len(text) >= FAST_PATH_MIN_CHARS:
-        fast = _parse_fast(text, source, max_procs, walltime_fallback, name)
+        fast = _parse_fast(text, source, max_procs, walltime_fallback, name, cleaning)
         if fast is not None:
             return fast
     header_lines: list[str] = []
@@ -213,9 +253,9 @@ def parse_swf(
             malformed += 1
 
     m = _machine_size(header, max_procs, source)
-    jobs, cleaning = clean_rows(rows, m, walltime_fallback=walltime_fallback)
-    cleaning["malformed_line"] = malformed
-    return _make_trace(jobs, len(rows), cleaning, m, header, header_lines, source, name)
+    jobs, counts = clean_rows(rows, m, walltime_fallback=walltime_fallback, cleaning=cleaning)
+    counts["malformed_line"] = malformed
+    return _make_trace(jobs, len(rows), counts, m, header, header_lines, source, name)
 
 
 def _make_trace(jobs: list[JobRecord], n_lines: int, counts: dict[str, int], m: int, header: dict[str, str],
@@ -248,7 +288,7 @@ _COMMENT_RE = re.compile(r"^[ \t]*;.*$", re.MULTILINE)
 
 
 def _parse_fast(text: str, source: str, max_procs: int | None, walltime_fallback: WalltimeFallback,
-                name: str) -> Trace | None:
+                name: str, cleaning: str = "spec") -> Trace | None:
     """Vectorised parse + clean for well-formed files; None sends the caller to the careful path.
 
     numpy's C parser reads the 18 columns (and refuses ragged or non-numeric
@@ -279,10 +319,10 @@ def _parse_fast(text: str, source: str, max_procs: int | None, walltime_fallback
     m = _machine_size(header, max_procs, source)
     v = a[:, integral].astype(np.int64)  # columns in INTEGRAL_FIELDS order: 0 id, 4, 7, 10, 11..16
     ids, alloc, req, status, user, group, exe, queue, part = (v[:, i] for i in range(9))
-    submit, runtime, wall = a[:, 1], a[:, 3], a[:, 8].copy()
-    procs = np.where(req > 0, req, alloc)
+    submit, runtime, wall = a[:, 1], a[:, 3].copy(), a[:, 8].copy()
+    procs = alloc if cleaning == "batsim-converter" else np.where(req > 0, req, alloc)
     alive = np.ones(len(v), dtype=bool)
-    counts: dict[str, int] = {}
+    counts: dict[str, int] = {key: 0 for key in CLEANING_KEYS}
 
     def drop(key: str, mask) -> None:
         nonlocal alive
@@ -294,16 +334,21 @@ def _parse_fast(text: str, source: str, max_procs: int | None, walltime_fallback
     drop("missing_procs", procs <= 0)
     drop("procs_gt_machine", procs > m)
     drop("runtime_le_0", runtime <= 0)
-    if walltime_fallback == "runtime":
+    if cleaning == "batsim-converter":
+        raised = runtime * BATSIM_WALLTIME_FACTOR
+        counts["walltime_raised"] = int((alive & (wall < raised)).sum())
+        wall = np.maximum(wall, raised)
+        runtime = np.floor(runtime) + 1
+    elif walltime_fallback == "runtime" or cleaning == "keep-overruns":
         fix = alive & (wall <= 0)
-        counts["walltime_le_0"] = 0
         counts["walltime_from_runtime"] = int(fix.sum())
         wall = np.where(fix, runtime, wall)
     else:
         drop("walltime_le_0", wall <= 0)
-        counts["walltime_from_runtime"] = 0
-    drop("walltime_lt_runtime", wall < runtime)
-    counts["malformed_line"] = 0
+    if cleaning == "keep-overruns":
+        counts["overruns_kept"] = int((alive & (wall < runtime)).sum())
+    else:
+        drop("walltime_lt_runtime", wall < runtime)
     kept = np.flatnonzero(alive)
     kept = kept[np.lexsort((ids[kept], submit[kept]))]
     cols = [ids[kept].tolist(), _times(submit[kept]), procs[kept].tolist(), _times(runtime[kept]),
@@ -327,59 +372,62 @@ def clean_rows(
     max_procs: int,
     *,
     walltime_fallback: WalltimeFallback = None,
+    cleaning: str = "spec",
 ) -> tuple[list[JobRecord], dict[str, int]]:
-    """Apply the SPEC section 1 cleaning to parsed 18-field rows.
+    """Apply a named cleaning (SPEC section 1 by default) to parsed 18-field rows.
 
     Returns the kept jobs sorted by (submit, id) and the per-rule counts (all
     of :data:`CLEANING_KEYS` but ``malformed_line``).  Separate from parsing
     so that other readers can reuse the exact same rules.
     """
+    check_cleaning(cleaning)
     m = max_procs
-    from_runtime = walltime_fallback == "runtime"
-    neg_submit = missing = too_wide = rt_le0 = wt_le0 = wt_lt_rt = wt_from_rt = 0
+    converter = cleaning == "batsim-converter"
+    keep_overruns = cleaning == "keep-overruns"
+    from_runtime = walltime_fallback == "runtime" or keep_overruns
+    counts = {key: 0 for key in CLEANING_KEYS if key != "malformed_line"}
     jobs: list[JobRecord] = []
     append = jobs.append
     for v in rows:
         submit = v[1]
         if submit < 0:
-            neg_submit += 1
+            counts["negative_submit"] += 1
             continue
-        procs = v[7]
+        procs = v[4] if converter else v[7]
         if procs <= 0:
-            procs = v[4]
+            procs = -1 if converter else v[4]
             if procs <= 0:
-                missing += 1
+                counts["missing_procs"] += 1
                 continue
         if procs > m:
-            too_wide += 1
+            counts["procs_gt_machine"] += 1
             continue
         runtime = v[3]
         if runtime <= 0:
-            rt_le0 += 1
+            counts["runtime_le_0"] += 1
             continue
         walltime = v[8]
-        if walltime <= 0:
+        if converter:
+            raised = runtime * BATSIM_WALLTIME_FACTOR
+            if walltime < raised:
+                walltime = raised
+                counts["walltime_raised"] += 1
+            runtime = math.floor(runtime) + 1
+        elif walltime <= 0:
             if from_runtime:
                 walltime = runtime
-                wt_from_rt += 1
+                counts["walltime_from_runtime"] += 1
             else:
-                wt_le0 += 1
+                counts["walltime_le_0"] += 1
                 continue
         elif walltime < runtime:
-            wt_lt_rt += 1
-            continue
+            if not keep_overruns:
+                counts["walltime_lt_runtime"] += 1
+                continue
+            counts["overruns_kept"] += 1
         append(JobRecord(v[0], submit, procs, runtime, walltime, v[11], v[12], v[13], v[14], v[15], v[10]))
     jobs.sort(key=attrgetter("submit", "id"))
-    cleaning = {
-        "negative_submit": neg_submit,
-        "missing_procs": missing,
-        "procs_gt_machine": too_wide,
-        "runtime_le_0": rt_le0,
-        "walltime_le_0": wt_le0,
-        "walltime_lt_runtime": wt_lt_rt,
-        "walltime_from_runtime": wt_from_rt,
-    }
-    return jobs, cleaning
+    return jobs, counts
 
 
 def dropped_jobs(trace: Trace) -> int:

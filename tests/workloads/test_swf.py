@@ -9,6 +9,7 @@ import pytest
 from bftune.workloads.errors import WorkloadError
 from bftune.workloads.swf import (
     CLEANING_KEYS,
+    CLEANINGS,
     DROP_RULES,
     dropped_jobs,
     parse_swf,
@@ -112,9 +113,56 @@ def test_each_cleaning_rule_counts_its_drops_once(tmp_path):
         "walltime_le_0": 1,
         "walltime_lt_runtime": 1,
         "walltime_from_runtime": 0,
+        "overruns_kept": 0,
+        "walltime_raised": 0,
     }
     assert list(trace.cleaning) == list(CLEANING_KEYS)
     assert dropped_jobs(trace) == len(lines) - len(trace)
+
+
+# One hand-made trace for the named cleanings: each record exercises one rule.
+PRESET_LINES = [
+    job_line(1, runtime=10, alloc=2, req_procs=4, req_time=100),  # plain job; request (4) != allocation (2)
+    job_line(2, runtime=101, alloc=1, req_procs=1, req_time=100),  # overrun: runtime > requested time
+    job_line(3, runtime=0, alloc=1, req_procs=1),  # never ran
+    job_line(4, runtime=30, alloc=-1, req_procs=2, req_time=100),  # no allocation, a request
+    job_line(5, runtime=40, alloc=1, req_procs=1, req_time=-1),  # no requested time
+    job_line(6, runtime=60, alloc=1, req_procs=1, req_time=70),  # request below 2 x runtime
+    job_line(7, runtime=12.5, alloc=3, req_procs=3, req_time=1000),  # fractional runtime
+]
+
+
+def test_named_cleanings_on_a_hand_made_trace():
+    text = HEADER + "\n".join(PRESET_LINES) + "\n"
+    assert CLEANINGS[0] == "spec"
+
+    spec = parse_swf(text)
+    assert [(j.id, j.procs, j.runtime, j.walltime) for j in spec.jobs] == \
+        [(1, 4, 10, 100), (4, 2, 30, 100), (6, 1, 60, 70), (7, 3, 12.5, 1000)]
+    assert spec == parse_swf(text, cleaning="spec")
+
+    keep = parse_swf(text, cleaning="keep-overruns")
+    # overrun kept with its (shorter) walltime; the missing request becomes the runtime
+    assert [(j.id, j.procs, j.runtime, j.walltime) for j in keep.jobs] == \
+        [(1, 4, 10, 100), (2, 1, 101, 100), (4, 2, 30, 100), (5, 1, 40, 40), (6, 1, 60, 70), (7, 3, 12.5, 1000)]
+    assert keep.cleaning["overruns_kept"] == 1 and keep.cleaning["walltime_from_runtime"] == 1
+    assert keep.cleaning["runtime_le_0"] == 1 and dropped_jobs(keep) == 1
+
+    conv = parse_swf(text, cleaning="batsim-converter")
+    # allocated procs only (job 4 has none), walltime = max(request, 2p), runtime = floor(p) + 1
+    assert [(j.id, j.procs, j.runtime, j.walltime) for j in conv.jobs] == \
+        [(1, 2, 11, 100), (2, 1, 102, 202), (5, 1, 41, 80), (6, 1, 61, 120), (7, 3, 13, 1000)]
+    assert conv.cleaning["walltime_raised"] == 3
+    assert conv.cleaning["missing_procs"] == 1 and conv.cleaning["runtime_le_0"] == 1
+    assert len(conv) + dropped_jobs(conv) == len(PRESET_LINES)
+    assert all(j.runtime < j.walltime for j in conv.jobs)  # the converter never lets Batsim kill a job
+
+
+def test_unknown_cleaning_is_refused(tmp_path):
+    with pytest.raises(ValueError, match="cleaning must be one of spec, keep-overruns, batsim-converter"):
+        parse_swf(HEADER + job_line(1) + "\n", cleaning="strong")
+    with pytest.raises(ValueError, match="cleaning must be one of"):
+        read_swf(write(tmp_path, HEADER + job_line(1) + "\n"), cleaning="")
 
 
 def test_jobs_sorted_by_submit_then_id(tmp_path):
@@ -250,6 +298,18 @@ def test_kth_sp2_cleaning_matches_batsim_readme():
     assert trace.unix_start_time == 843480031
     # m = 16 as for small_50.json: 2,611 jobs are too wide
     assert read_swf(KTH, max_procs=16).cleaning["procs_gt_machine"] == 2_611
+
+
+def test_kth_sp2_study_job_sets():
+    """Study 004's job set: its published divider (847 s, the median runtime) is that of these cleanings."""
+    import statistics
+
+    keep = read_swf(shared_trace(KTH), cleaning="keep-overruns")
+    assert len(keep) == 28_476 - 8 - 1 and keep.cleaning["overruns_kept"] == 475
+    assert statistics.median(j.runtime for j in keep.jobs) == 847
+    assert statistics.median(j.runtime for j in read_swf(KTH).jobs) == 805  # SPEC's cleaning: not the study's
+    conv = read_swf(KTH, cleaning="batsim-converter")
+    assert len(conv) == len(keep) and conv.cleaning["walltime_raised"] == 13_069
 
 
 def test_lublin_needs_walltime_fallback():

@@ -33,6 +33,22 @@ def test_fast_path_equals_careful_path_on_archive_traces(monkeypatch, path):
     _same(fast, slow)
 
 
+@pytest.mark.parametrize("cleaning", ["keep-overruns", "batsim-converter"])
+def test_fast_path_equals_careful_path_for_named_cleanings(monkeypatch, cleaning):
+    text = HEADER + "\n".join([
+        line(1, 0, -1, 10.5, 2, 3.25, -1, 2, 20, -1, 1, 7),
+        line(2, 5, -1, 0, 1, -1, -1, 1, 20),  # runtime <= 0
+        line(3, 5, -1, 30, 8, -1, -1, 8, 40),  # too wide
+        line(4, 6, -1, 30, 1, -1, -1, -1, 20),  # overrun
+        line(5, 6, -1, 30, -1, -1, -1, 2, 40),  # requested procs only
+        line(6, 7, -1, 30, 1, -1, -1, 1, -1),  # no requested time
+        line(7, 8, -1, 30, 1, -1, -1, 1, 45),  # request below 2 x runtime
+    ]) + "\n"
+    fast, slow = _both(monkeypatch, lambda: swf.parse_swf(text, source="t.swf", cleaning=cleaning))
+    _same(fast, slow)
+    assert len(fast) == 5 if cleaning == "keep-overruns" else len(fast) == 4
+
+
 HEADER = "; MaxProcs: 4\n; UnixStartTime: 100\n"
 
 
