@@ -282,6 +282,9 @@ def confusion_metrics(tp: int, fp: int, tn: int, fn: int) -> dict:
 class RuntimeClassifier:
     """Online small/large classifier; see the module docstring for the semantics."""
 
+    #: Whether :meth:`classify` needs the job's true runtime (only study 004's decoupled learning does).
+    needs_runtime = False
+
     def __init__(
         self,
         unix_start_time: int | None,

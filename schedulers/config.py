@@ -19,6 +19,7 @@ from dataclasses import asdict, dataclass, field, fields
 from typing import Callable
 
 from bftune.learning.classifier import RuntimeClassifier
+from bftune.learning.decoupled import DecoupledClassifier
 from bftune.learning.selectors import make_selector
 from bftune.schedulers.core.durations import format_duration
 from bftune.schedulers.core.easy import Easy
@@ -67,6 +68,7 @@ class SchedulerConfig:
     classifier: str | None = _default("classifier")
     safeguard: bool = _default("safeguard")
     features: str = _default("features")
+    learning: str = _default("learning")  # online (from the schedule, SPEC 5) | decoupled (study 004: the trace)
     unix_start_time: int | None = _default("unix_start_time")  # the trace's calendar, for calendar features
     timezone: str | None = _default("timezone")
 
@@ -84,6 +86,8 @@ class SchedulerConfig:
             raise ConfigError("backfill_policy: a selector sets both queues' policy; drop backfill_policy")
         if self.classifier is not None and self.selector is not None:
             raise ConfigError("classifier: cannot be combined with a selector (one policy per run)")
+        if self.learning == "decoupled" and self.features != "weekly":
+            raise ConfigError("learning: decoupled learning uses weekly features (drop features = live)")
 
     @classmethod
     def from_options(cls, options: dict, where: Callable[[str], str] = str) -> "SchedulerConfig":
@@ -124,7 +128,8 @@ class SchedulerConfig:
         if self.classifier is not None:
             base = self.build_algorithm().describe()
             guard = "" if self.safeguard or self.classifier == "runtime-clairvoyant" else ", no safeguard"
-            return f"{base} with {self.classifier}{guard}"
+            learning = ", decoupled learning" if self.learning == "decoupled" else ""
+            return f"{base} with {self.classifier}{guard}{learning}"
         if self.selector is not None:
             policy = self.policy if self.selector == "fixed" else "|".join(self.candidates)
             theta = "" if self.threshold == math.inf else f", {format_duration(self.threshold)}"
@@ -148,8 +153,9 @@ class SchedulerConfig:
             hooks.append(FairnessMonitor())
         if self.classifier is not None:
             # Only the learned variant needs a forest; the baselines need the divider alone.
-            clf = RuntimeClassifier(self.unix_start_time, self.timezone, features=self.features, seed=self.seed,
-                                    train=self.classifier == "rf")
+            make = DecoupledClassifier if self.learning == "decoupled" else RuntimeClassifier
+            clf = make(self.unix_start_time, self.timezone, features=self.features, seed=self.seed,
+                       train=self.classifier == "rf")
             hooks.append(SmallFirst(self.classifier, clf, self.safeguard))
         return hooks
 

@@ -28,6 +28,7 @@ import math
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Sequence
 
+from bftune.learning.decoupled import LEARNING_MODES
 from bftune.learning.features import FEATURE_MODES
 from bftune.learning.selectors import SELECTORS
 from bftune.schedulers.core.durations import DurationError, format_duration, parse_duration
@@ -266,6 +267,10 @@ _TABLE = (
     Option("features", choice(FEATURE_MODES), FEATURE_MODES[0],
            "lag/aggregate features from jobs finished by the last retraining (weekly, the study's) or by now (live)",
            "small/large classification", cli="--features", choices=FEATURE_MODES, requires=CLASSIFIER),
+    Option("learning", choice(LEARNING_MODES), LEARNING_MODES[0],
+           "training data from the jobs as they finish in this schedule (online) or, as study 004 did, from the "
+           "trace at each week's end (decoupled; weekly features)",
+           "small/large classification", cli="--learning", choices=LEARNING_MODES, requires=CLASSIFIER),
     Option("unix_start_time", optional(integer()), None,
            "the trace's UnixStartTime, for calendar features (bftune reads it from the trace)",
            "small/large classification"),

@@ -21,6 +21,12 @@ Variants (``mode``), which differ only in where the class comes from:
   runtime prediction can give EASY.
 ``safeguard=False`` is the no-safeguard baseline (misclassified large jobs
 run to completion in the small queue's slots).
+
+The classifier is a :class:`~bftune.learning.classifier.RuntimeClassifier`
+(learns from the jobs as they finish in this schedule) or, to reproduce
+study 004, a :class:`~bftune.learning.decoupled.DecoupledClassifier` (learns
+from the trace; it is handed each job's runtime at classification, for use
+at the end of the job's submission week).
 """
 
 from __future__ import annotations
@@ -64,7 +70,11 @@ class SmallFirst(Hook):
         if job.attempt > 0:  # a rerun: requeued as large, not classified again
             job.qclass = LARGE
             return
-        small, prob = self.clf.classify(job.id, job.user, job.procs, job.walltime, job.submit, now)
+        if getattr(self.clf, "needs_runtime", False):  # study 004's decoupled learning reads the trace (bftune.learning.decoupled)
+            small, prob = self.clf.classify(job.id, job.user, job.procs, job.walltime, job.submit, now,
+                                            runtime=self._oracle(core, job))
+        else:
+            small, prob = self.clf.classify(job.id, job.user, job.procs, job.walltime, job.submit, now)
         if self.mode == "class-clairvoyant":
             divider = self.clf.divider(now)
             small = divider is not None and self._oracle(core, job) < divider
