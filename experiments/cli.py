@@ -28,7 +28,7 @@ from bftune.workloads.batsim_json import batsim_workload_text, read_batsim_workl
 from bftune.workloads.errors import WorkloadError
 from bftune.workloads.model import Trace
 from bftune.workloads.resample import resample, split_halves
-from bftune.workloads.swf import read_swf, write_swf
+from bftune.workloads.swf import CLEANINGS, read_swf, write_swf
 from bftune.workloads.synthetic import generate
 
 
@@ -92,6 +92,10 @@ def _workload_options() -> argparse.ArgumentParser:
     g.add_argument("--lenient", action="store_true", help="skip (and count) malformed SWF lines instead of failing")
     g.add_argument("--walltime-from-runtime", action="store_true",
                    help="for traces without requested times: use the runtime as walltime (counted in cleaning)")
+    g.add_argument("--cleaning", choices=CLEANINGS, default=CLEANINGS[0],
+                   help="which SWF records become jobs: spec (SPEC section 1, default), keep-overruns (every record "
+                        "that ran; overruns end at their walltime) or batsim-converter (Batsim's converter: "
+                        "allocated procs, walltime max(request, 2 x runtime)); see bftune.workloads.swf")
     return p
 
 
@@ -145,11 +149,12 @@ def load_trace(args: argparse.Namespace, required: bool = True) -> Trace | None:
             raise UsageError("give a workload: --trace FILE or --synthetic N")
         return None
     return read_trace(args.trace, procs=args.procs, lenient=args.lenient,
-                      walltime_from_runtime=args.walltime_from_runtime)
+                      walltime_from_runtime=args.walltime_from_runtime, cleaning=args.cleaning)
 
 
-def read_trace(path: str, procs: int | None = None, lenient: bool = False, walltime_from_runtime: bool = False) -> Trace:
-    """Read a trace by file type: SWF (plain or gzip) or Batsim workload JSON."""
+def read_trace(path: str, procs: int | None = None, lenient: bool = False, walltime_from_runtime: bool = False,
+               cleaning: str = "spec") -> Trace:
+    """Read a trace by file type: SWF (plain or gzip, cleaned by ``cleaning``) or Batsim workload JSON."""
     p = Path(path)
     if not p.exists():
         raise WorkloadError(f"{p}: no such file")
@@ -157,6 +162,8 @@ def read_trace(path: str, procs: int | None = None, lenient: bool = False, wallt
         limits.procs(procs, "--procs")
     fallback = "runtime" if walltime_from_runtime else None
     if p.suffix == ".json":
+        if cleaning != "spec":
+            raise UsageError(f"--cleaning {cleaning}: only for SWF traces (a Batsim workload is already converted)")
         trace = read_batsim_workload(p, walltime_fallback=fallback, lenient=lenient)
         if procs is not None and procs != trace.max_procs:
             kept = [j for j in trace.jobs if j.procs <= procs]
@@ -166,7 +173,7 @@ def read_trace(path: str, procs: int | None = None, lenient: bool = False, wallt
                 raise WorkloadError(f"{p}: no job fits on {procs} processors")
             trace = trace.with_jobs(kept, max_procs=procs, cleaning=cleaning)
         return trace
-    return read_swf(p, max_procs=procs, lenient=lenient, walltime_fallback=fallback)
+    return read_swf(p, max_procs=procs, lenient=lenient, walltime_fallback=fallback, cleaning=cleaning)
 
 
 # --- commands -------------------------------------------------------------------

@@ -70,7 +70,7 @@ class SmallFirst(Hook):
         if job.attempt > 0:  # a rerun: requeued as large, not classified again
             job.qclass = LARGE
             return
-        if getattr(self.clf, "needs_runtime", False):  # study 004's decoupled learning reads the trace (bftune.learning.decoupled)
+        if getattr(self.clf, "needs_runtime", False):  # study 004: decoupled learning reads the trace
             small, prob = self.clf.classify(job.id, job.user, job.procs, job.walltime, job.submit, now,
                                             runtime=self._oracle(core, job))
         else:

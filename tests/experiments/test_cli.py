@@ -162,3 +162,16 @@ def test_batsim_json_workload_with_a_smaller_machine_drops_and_counts_wide_jobs(
     wide = sum(1 for j in json.loads(wl.read_text())["jobs"] if j["res"] > 16)
     assert wide > 2000
     assert s["cleaning"]["procs_gt_machine"] == wide and s["jobs"] == 27992 - wide
+
+
+def test_simulate_with_a_named_cleaning(tmp_path):
+    swf = tmp_path / "t.swf"
+    swf.write_text("; MaxProcs: 4\n"
+                   "1 0 -1 10 2 -1 -1 2 100 -1 1 1 1 -1 -1 -1 -1 -1\n"
+                   "2 5 -1 50 1 -1 -1 1 20 -1 1 1 1 -1 -1 -1 -1 -1\n")  # runtime 50 > requested 20
+    out = tmp_path / "o"
+    assert main(["simulate", "--trace", str(swf), "--cleaning", "batsim-converter", "--out", str(out)]) == 0
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["cleaning"]["walltime_raised"] == 1 and summary["workload"]["jobs"] == 2
+    assert main(["simulate", "--trace", str(swf), "--out", str(tmp_path / "s")]) == 0
+    assert json.loads((tmp_path / "s" / "summary.json").read_text())["cleaning"]["walltime_lt_runtime"] == 1
