@@ -20,7 +20,8 @@ from bftune.experiments.learn_index import add_learn_index_parser
 from bftune.files import (OutputError, atomic_write_many, check_output_dir, check_output_file, check_writable_dir,
                           clean_leftovers, result_dir)
 from bftune.schedulers.config import ConfigError, SchedulerConfig
-from bftune.schedulers.options import OPTIONS, Parser, duration, integer, markdown_table
+from bftune.experiments.presets import PRESETS, get_preset
+from bftune.schedulers.options import OPTIONS, Parser, applies, duration, integer, markdown_table
 from bftune.schedulers.core.durations import DurationError, parse_duration
 from bftune.schedulers.core.policies import REGISTRY, formula_of
 from bftune.workloads import limits
@@ -92,10 +93,13 @@ def _workload_options() -> argparse.ArgumentParser:
     g.add_argument("--lenient", action="store_true", help="skip (and count) malformed SWF lines instead of failing")
     g.add_argument("--walltime-from-runtime", action="store_true",
                    help="for traces without requested times: use the runtime as walltime (counted in cleaning)")
-    g.add_argument("--cleaning", choices=CLEANINGS, default=CLEANINGS[0],
+    g.add_argument("--cleaning", choices=CLEANINGS, default=None,
                    help="which SWF records become jobs: spec (SPEC section 1, default), keep-overruns (every record "
                         "that ran; overruns end at their walltime) or batsim-converter (Batsim's converter: "
                         "allocated procs, walltime max(request, 2 x runtime)); see bftune.workloads.swf")
+    g.add_argument("--preset", choices=tuple(PRESETS), default=None,
+                   help="a study's defaults for --cleaning, the classifier options and --tau (explicit flags win): "
+                        + "; ".join(f"{p.name}: {p.summary}" for p in PRESETS.values()))
     return p
 
 
@@ -121,16 +125,34 @@ def _scheduler_options() -> argparse.ArgumentParser:
                            default=None, help=helptext)
     g = groups["scheduler"]
     g.add_argument("--primary", dest="primary", metavar="POLICY", help="primary queue order Pr (same as --policy)")
-    g.add_argument("--tau", default="10", help="bounded-slowdown constant tau in seconds (default 10)")
+    g.add_argument("--tau", default=None, help="bounded-slowdown constant tau in seconds (default 10, or the preset's)")
     return p
 
 
 def config_from_args(args: argparse.Namespace) -> SchedulerConfig:
-    """The options given on the command line, validated by the option table (errors name the flag)."""
+    """The options given on the command line, validated by the option table (errors name the flag).
+
+    A ``--preset`` adds its options where they were not given and mean
+    something (its classifier options only with ``--classifier``).
+    """
     flags = {name: option.cli for name, option in OPTIONS.items() if option.cli}
     flags["primary"] = "--primary"
     given = {name: getattr(args, name) for name in flags if getattr(args, name, None) is not None}
+    preset = getattr(args, "preset", None)
+    if preset is not None:
+        for name, value in get_preset(preset).options.items():
+            if name not in given and applies(name, given):
+                given[name] = value
     return SchedulerConfig.from_options(given, where=lambda name: flags.get(name, name))
+
+
+def apply_preset_defaults(args: argparse.Namespace) -> None:
+    """--cleaning and --tau not given: the preset's (if any), else spec and 10 s."""
+    preset = get_preset(args.preset) if getattr(args, "preset", None) else None
+    if hasattr(args, "cleaning") and args.cleaning is None:
+        args.cleaning = preset.cleaning if preset else CLEANINGS[0]
+    if hasattr(args, "tau") and args.tau is None:
+        args.tau = str(preset.tau) if preset else "10"
 
 
 def tau_from_args(args: argparse.Namespace) -> float:
@@ -395,6 +417,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         with interrupts.stopping_like_ctrl_c():  # SIGTERM and SIGHUP clean up as Ctrl-C does
             check_arguments(args)
+            apply_preset_defaults(args)
             return int(args.func(args) or 0)
     except (WorkloadError, ConfigError, DurationError, UsageError, OutputError) as exc:
         print(f"bftune: error: {exc}", file=sys.stderr)

@@ -175,3 +175,26 @@ def test_simulate_with_a_named_cleaning(tmp_path):
     assert summary["cleaning"]["walltime_raised"] == 1 and summary["workload"]["jobs"] == 2
     assert main(["simulate", "--trace", str(swf), "--out", str(tmp_path / "s")]) == 0
     assert json.loads((tmp_path / "s" / "summary.json").read_text())["cleaning"]["walltime_lt_runtime"] == 1
+
+
+def test_preset_sets_cleaning_classifier_options_and_tau_unless_given(tmp_path):
+    swf = tmp_path / "t.swf"
+    swf.write_text("; MaxProcs: 4\n; UnixStartTime: 0\n" + "".join(
+        f"{i} {600 * i} -1 {30 + 50 * (i % 9)} 1 -1 -1 1 {20 if i % 5 == 0 else 4000} -1 1 {i % 3} 1 -1 -1 -1 -1 -1\n"
+        for i in range(1, 400)))  # every fifth job overruns its 20 s request
+    out = tmp_path / "a"
+    assert main(["simulate", "--trace", str(swf), "--preset", "study004", "--classifier", "rf", "--out", str(out)]) == 0
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["cleaning"]["walltime_raised"] > 0 and summary["workload"]["jobs"] == 399
+    assert summary["config"]["features"] == "live" and summary["config"]["learning"] == "online"
+    assert summary["tau"] == 60
+    # explicit flags win; without --classifier the preset's classifier options are left out
+    out = tmp_path / "b"
+    assert main(["simulate", "--trace", str(swf), "--preset", "study004", "--cleaning", "spec", "--tau", "10",
+                 "--out", str(out)]) == 0
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["cleaning"]["walltime_lt_runtime"] == 79 and "features" not in summary["config"]
+    assert summary["tau"] == 10
+    assert main(["simulate", "--trace", str(swf), "--preset", "study004-text", "--classifier", "rf",
+                 "--out", str(tmp_path / "c")]) == 0
+    assert json.loads((tmp_path / "c" / "summary.json").read_text())["config"]["learning"] == "decoupled"
