@@ -16,9 +16,9 @@ from bftune.experiments.campaign.kinds import KINDS, get_kind
 from bftune.experiments.campaign.limits import MAX_RUNS, MAX_SEED
 from bftune.experiments.campaign.section import Section
 from bftune.experiments.campaign.specs import Campaign, CampaignError
-from bftune.experiments.campaign.workloads import workload_section
+from bftune.experiments.campaign.workloads import cleaning_key, workload_section
 
-WORKLOAD_KEYS = ("trace", "procs", "walltime_from_runtime", "lenient")
+WORKLOAD_KEYS = ("trace", "procs", "walltime_from_runtime", "lenient", "cleaning")
 
 
 def load_config(path: str | os.PathLike[str]) -> Campaign:
@@ -63,8 +63,9 @@ def campaign_from_dict(data: dict, source: str = "<config>", text: str = "") -> 
             if key in wl.data:
                 raise wl.error(key, f"not with kind = \"{kind.name}\": list the traces in [{kind.name}] "
                                     "traces (each runs on its header's machine size)")
+        # cleaning None = not given: the kind decides (a classification preset may set it)
         workload = {"walltime_from_runtime": wl.boolean("walltime_from_runtime", False),
-                    "lenient": wl.boolean("lenient", False)}
+                    "lenient": wl.boolean("lenient", False), "cleaning": cleaning_key(wl, None)}
     plan = kind.expand(Section(source, kind.name, data.get(kind.name, {}), kind.keys), workload, seed, tau)
     if len(plan.specs) > MAX_RUNS:
         raise CampaignError(f"{source}: [{kind.name}]: {len(plan.specs):,} runs: at most {MAX_RUNS:,} in one "

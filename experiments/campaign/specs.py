@@ -55,6 +55,7 @@ class RunSpec:
     procs: int | None = None
     walltime_from_runtime: bool = False
     lenient: bool = False
+    cleaning: str = "spec"  # which SWF records become jobs (bftune.workloads.swf.CLEANINGS)
     run_id: str = ""
 
     def __post_init__(self) -> None:
@@ -63,10 +64,13 @@ class RunSpec:
 
     def identity(self) -> dict:
         """Everything that determines the run's results (labels and the resolved path excluded)."""
-        return {"format": RESULT_FORMAT, "kind": self.kind, "trace": self.trace, "procs": self.procs,
-                "walltime_from_runtime": self.walltime_from_runtime, "lenient": self.lenient,
-                "split": self.split, "weeks": self.weeks, "resample_seed": self.resample_seed,
-                "options": self.options, "tau": self.tau}
+        identity = {"format": RESULT_FORMAT, "kind": self.kind, "trace": self.trace, "procs": self.procs,
+                    "walltime_from_runtime": self.walltime_from_runtime, "lenient": self.lenient,
+                    "split": self.split, "weeks": self.weeks, "resample_seed": self.resample_seed,
+                    "options": self.options, "tau": self.tau}
+        if self.cleaning != "spec":  # absent for SPEC's cleaning: the run ids stored before it existed hold
+            identity["cleaning"] = self.cleaning
+        return identity
 
     def compute_id(self) -> str:
         text = json.dumps(self.identity(), sort_keys=True, separators=(",", ":"))

@@ -22,7 +22,7 @@ from bftune.experiments.campaign.section import Section
 from bftune.experiments.campaign.specs import RunSpec
 from bftune.workloads.model import Trace
 from bftune.workloads.resample import resample, split_halves
-from bftune.workloads.swf import read_swf
+from bftune.workloads.swf import CLEANINGS, read_swf
 from bftune.workloads.synthetic import generate
 
 WEEK = 7 * 86400
@@ -71,9 +71,17 @@ def workload_section(t: Section) -> dict:
     procs = t.integer("procs", None, minimum=1, maximum=MAX_PROCS, why=PROCS_WHY)
     wff = t.boolean("walltime_from_runtime", False)
     lenient = t.boolean("lenient", False)
+    cleaning = cleaning_key(t, CLEANINGS[0])
     path = trace_path(t, "trace", trace, procs)
+    if path is None and cleaning != CLEANINGS[0]:
+        raise t.error("cleaning", "a synthetic trace has no SWF records to clean: drop cleaning")
     return {"trace": trace, "trace_path": path, "procs": procs, "walltime_from_runtime": wff,
-            "lenient": lenient}
+            "lenient": lenient, "cleaning": cleaning}
+
+
+def cleaning_key(t: Section, default: str | None) -> str | None:
+    """``cleaning``: which SWF records become jobs (bftune.workloads.swf: spec, keep-overruns, batsim-converter)."""
+    return t.string("cleaning", choices=CLEANINGS) if "cleaning" in t.data else default
 
 
 # --- worker side -------------------------------------------------------------------------
@@ -81,17 +89,18 @@ def workload_section(t: Section) -> dict:
 
 def source_key(spec: RunSpec) -> tuple:
     """What identifies a run's source trace (the cache key of :func:`base_trace`)."""
-    return (spec.trace, spec.trace_path, spec.procs, spec.walltime_from_runtime, spec.lenient)
+    return (spec.trace, spec.trace_path, spec.procs, spec.walltime_from_runtime, spec.lenient, spec.cleaning)
 
 
 @lru_cache(maxsize=2)
-def base_trace(trace: str, trace_path: str | None, procs: int | None, wff: bool, lenient: bool) -> Trace:
-    """The source trace, read or generated once per worker process."""
+def base_trace(trace: str, trace_path: str | None, procs: int | None, wff: bool, lenient: bool,
+               cleaning: str = "spec") -> Trace:
+    """The source trace, read (and cleaned) or generated once per worker process."""
     if trace.startswith("synthetic:"):
         nums = [int(x) for x in trace.split(":")[1:]]
         return generate(nums[0], nums[1], nums[2] if len(nums) > 2 else 1)
     return read_swf(trace_path or trace, max_procs=procs, lenient=lenient,
-                    walltime_fallback="runtime" if wff else None)
+                    walltime_fallback="runtime" if wff else None, cleaning=cleaning)
 
 
 @lru_cache(maxsize=2)

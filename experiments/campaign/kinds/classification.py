@@ -46,11 +46,17 @@ Section ``[classification]`` (every key but traces optional)::
     policies = ["FCFS", "WFP3", "SPF", "SAF"]
     variants = ["base", "rf", "rf-no-safeguard", "class-clairvoyant", "runtime-clairvoyant"]
     features = "weekly"        # or "live" (SPEC section 5)
+    learning = "online"        # or "decoupled" (study 004's pipeline: bftune.learning.decoupled)
     threshold = "inf"          # Theta of EASY, wrapping the small-first queue (none by default)
     reservation = "count"
+    preset = "spec"            # a study's defaults for cleaning, features and learning
+                               # (bftune.experiments.presets: spec, study004, study004-text);
+                               # keys given explicitly win
 
-``[workload]`` is optional and may only hold ``walltime_from_runtime`` and
-``lenient`` (applied to every trace).  A trace's name in the tables is its
+``[workload]`` is optional and may only hold ``walltime_from_runtime``,
+``lenient`` and ``cleaning`` (``spec``, ``keep-overruns`` or
+``batsim-converter``: bftune.workloads.swf; default the preset's), applied
+to every trace.  A trace's name in the tables is its
 file name without ``.swf``/``.swf.gz`` (or the ``synthetic:...`` text).
 
 Tables: ``classes.csv`` (per run and reference class), ``months.csv`` (per
@@ -78,12 +84,13 @@ from bftune.schedulers.config import SchedulerConfig
 from bftune.schedulers.core.durations import format_duration
 from bftune.schedulers.drivers.local.simulator import simulate
 from bftune.schedulers.hooks.classified import SmallFirst
+from bftune.experiments.presets import PRESETS, Preset, get_preset
 from bftune.schedulers.options import OPTIONS
 from bftune.workloads.model import job_name, name_width
 
 POLICIES = ("FCFS", "WFP3", "SPF", "SAF")
 VARIANTS = ("base", "rf", "rf-no-safeguard", "class-clairvoyant", "runtime-clairvoyant")
-KEYS = ("traces", "policies", "variants", "features", "threshold", "reservation")
+KEYS = ("traces", "policies", "variants", "features", "learning", "threshold", "reservation", "preset")
 LABELS = ("trace", "policy", "variant", "baseline")
 MONTH = 30 * 86400  # the "months": 30-day periods from the first submission
 CURVE_POINTS = 500  # samples of each stored cumulative bsld curve
@@ -93,13 +100,15 @@ QUALITY_KEYS = ("n", "tp", "fp", "tn", "fn", "accuracy", "precision", "recall", 
 
 
 def variant_options(variant: str, policy: str, *, features: str, seed: int, threshold: str,
-                    reservation: str) -> dict:
+                    reservation: str, learning: str = "online") -> dict:
     """The :class:`SchedulerConfig` options of one variant."""
     options = {"policy": policy, "threshold": threshold, "reservation": reservation}
     if variant == "base":
         return options
     classifier = {"rf": "rf", "rf-no-safeguard": "rf"}.get(variant, variant)
     options.update(classifier=classifier, safeguard=variant != "rf-no-safeguard", features=features, seed=seed)
+    if learning != "online":  # the default stays out of the options, so that run ids stored before it hold
+        options["learning"] = learning
     return options
 
 
@@ -118,25 +127,41 @@ def expand(t: Section, workload: dict, seed: int, tau: float) -> Expansion:
         sources.append((trace, path, label))
     policies = t.option_list("policies", list(POLICIES), "policy")
     variants = t.strings("variants", list(VARIANTS), choices=VARIANTS)
-    features = t.option("features", OPTIONS["features"].default)
+    preset = _preset(t)
+    features = t.option("features", preset.options.get("features", OPTIONS["features"].default))
+    learning = t.option("learning", preset.options.get("learning", OPTIONS["learning"].default))
+    if learning == "decoupled" and features != "weekly":
+        raise t.error("learning", "decoupled learning uses weekly features (set features = \"weekly\")")
     threshold = format_duration(t.option("threshold", "inf"))
     reservation = t.option("reservation", OPTIONS["reservation"].default)
+    cleaning = workload["cleaning"] or preset.cleaning  # [workload] cleaning wins over the preset's
+    if cleaning != "spec" and any(path is None for _, path, _ in sources):
+        raise t.error("traces", f"cleaning {cleaning!r} applies to SWF traces, not to synthetic ones")
+    workload = {**workload, "cleaning": cleaning}
     specs = []
     for trace, path, label in sources:
         for policy in policies:
             for variant in variants:
                 options = t.scheduler("variants", variant_options(variant, policy, features=features, seed=seed,
-                                                                  threshold=threshold, reservation=reservation))
+                                                                  threshold=threshold, reservation=reservation,
+                                                                  learning=learning))
                 labels = {"trace": label, "policy": policy, "variant": variant, "baseline": variant == "base"}
                 specs.append(RunSpec(kind="classification", trace=trace, split=None, weeks=0, resample_seed=seed,
                                      options=options, tau=tau, labels=labels, trace_path=path, procs=None,
                                      walltime_from_runtime=workload["walltime_from_runtime"],
-                                     lenient=workload["lenient"]))
+                                     lenient=workload["lenient"], cleaning=cleaning))
     settings = {"traces": [label for _, _, label in sources], "trace_sources": traces, "policies": policies,
-                "variants": variants, "features": features, "threshold": "none" if threshold == "inf" else threshold,
+                "variants": variants, "preset": preset.name, "cleaning": cleaning, "features": features,
+                "learning": learning, "threshold": "none" if threshold == "inf" else threshold,
                 "reservation": reservation, "curve_points": CURVE_POINTS, "month_days": MONTH // 86400,
                 "baseline": "base", "forest_seed": seed}
     return Expansion(settings, specs, {"traces": settings["traces"], "procs": None, **workload})
+
+
+def _preset(t: Section) -> Preset:
+    """``preset``: a study's defaults for cleaning, features and learning (``spec`` when not given)."""
+    name = t.string("preset", "spec", choices=tuple(PRESETS))
+    return get_preset(name)
 
 
 def reference_classes(jobs, window: float = WEEK) -> list[str | None]:

@@ -65,7 +65,7 @@ class CampaignKind:
     report: Report | None = None
     report_files: tuple[str, ...] = ()  # the summary files its report writes (listed in report.md)
     #: True: one trace in ``[workload] trace`` (+ procs); False: the kind lists its traces itself and
-    #: ``[workload]`` may only hold walltime_from_runtime and lenient.
+    #: ``[workload]`` may only hold walltime_from_runtime, lenient and cleaning.
     single_trace: bool = True
     default_tau: float = 10.0
 

@@ -77,7 +77,7 @@ def expand(t: Section, workload: dict, seed: int, tau: float) -> Expansion:
                                  resample_seed=half_seed, options=options, tau=tau, labels=labels,
                                  trace_path=workload["trace_path"], procs=workload["procs"],
                                  walltime_from_runtime=workload["walltime_from_runtime"],
-                                 lenient=workload["lenient"]))
+                                 lenient=workload["lenient"], cleaning=workload["cleaning"]))
     settings = {"policies": policies, "thresholds": ["none" if x == "inf" else x for x in thresholds],
                 "weeks": weeks, "splits": splits, "reservation": reservation,
                 "baseline": f"EASY-{baseline[0]}-{baseline[1]} none",

@@ -98,7 +98,7 @@ def expand(t: Section, workload: dict, seed: int, tau: float) -> Expansion:
                                  options=opts, tau=tau, labels={"resample": r, **labels},
                                  trace_path=workload["trace_path"], procs=workload["procs"],
                                  walltime_from_runtime=workload["walltime_from_runtime"],
-                                 lenient=workload["lenient"]))
+                                 lenient=workload["lenient"], cleaning=workload["cleaning"]))
     settings = {"resamples": resamples, "weeks": weeks, "threshold": threshold, "fixed": fixed,
                 "selectors": selectors, "periods": periods, "candidates": candidates, **values,
                 "reservation": reservation, "baseline": f"EASY({baseline}, {threshold})",

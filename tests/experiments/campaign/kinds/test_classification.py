@@ -56,6 +56,12 @@ BAD_CONFIGS = [
     (HEAD + "[workload]\nprocs = 8\n" + OK_TRACE, "[workload] procs"),
     (HEAD + "[workload]\nlenient = 'yes'\n" + OK_TRACE, "[workload] lenient"),
     (HEAD + OK_TRACE + "[online]\nresamples = 3\n", "[top level] online"),
+    (HEAD + OK_TRACE + "preset = 'zrigui'\n", "[classification] preset: 'zrigui' is not one of"),
+    (HEAD + OK_TRACE + "learning = 'offline'\n", "[classification] learning"),
+    (HEAD + OK_TRACE + "learning = 'decoupled'\nfeatures = 'live'\n", "[classification] learning: decoupled"),
+    (HEAD + "[workload]\ncleaning = 'strong'\n" + OK_TRACE, "[workload] cleaning: 'strong' is not one of"),
+    (HEAD + "[workload]\ncleaning = 'keep-overruns'\n" + OK_TRACE, "[classification] traces: cleaning"),
+    (HEAD + OK_TRACE + "preset = 'study004'\n", "[classification] traces: cleaning 'batsim-converter'"),
     ("[campaign]\nkind = 'online'\n[workload]\ntrace = 'synthetic:10:4'\n" + OK_TRACE, "[top level] classification"),
 ]
 
@@ -100,6 +106,61 @@ def test_defaults_and_expansion(tmp_path):
     assert all(s.options.get("seed", 0) == 0 and s.weeks == 0 and s.split is None for s in c.specs)
     assert len({s.run_id for s in c.specs}) == len(c.specs)
     assert sum(s.labels["baseline"] for s in c.specs) == 4
+
+
+# A hand-made SWF trace: 240 jobs on 8 processors, one every 30 minutes for 5 days; every fourth job
+# overruns its request (runtime 900 s, request 600 s), the others run 60-1500 s and request 3600 s.
+def small_swf(path: Path) -> Path:
+    lines = ["; MaxProcs: 8", "; UnixStartTime: 0"]
+    for i in range(1, 241):
+        runtime, request = (900, 600) if i % 4 == 0 else (60 + 30 * (i % 48), 3600)
+        lines.append(f"{i} {1800 * i} -1 {runtime} 2 -1 -1 2 {request} -1 1 {i % 5} 1 -1 -1 -1 -1 -1")
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def test_presets_and_cleaning_in_a_campaign(tmp_path):
+    swf = small_swf(tmp_path / "small.swf")
+    head = HEAD + f"[classification]\ntraces = ['{swf}']\npolicies = ['FCFS']\n"
+    plain = tmp_path / "plain.toml"
+    plain.write_text(head)
+    c = load_config(plain)
+    assert (c.settings["preset"], c.settings["cleaning"], c.settings["features"], c.settings["learning"]) == \
+        ("spec", "spec", "weekly", "online")
+    assert all(s.cleaning == "spec" for s in c.specs)
+    study = tmp_path / "study.toml"
+    study.write_text(head + "preset = 'study004'\n")
+    c2 = load_config(study)
+    assert (c2.settings["cleaning"], c2.settings["features"], c2.settings["learning"]) == \
+        ("batsim-converter", "live", "online")
+    rf = next(s for s in c2.specs if s.labels["variant"] == "rf")
+    assert rf.cleaning == "batsim-converter" and rf.options["features"] == "live" and "learning" not in rf.options
+    assert not {s.run_id for s in c.specs} & {s.run_id for s in c2.specs}  # the cleaning is part of a run's identity
+    # explicit keys win over the preset
+    mixed = tmp_path / "mixed.toml"
+    mixed.write_text(HEAD + "[workload]\ncleaning = 'keep-overruns'\n" + f"[classification]\ntraces = ['{swf}']\n"
+                     "policies = ['FCFS']\npreset = 'study004-text'\n")
+    c3 = load_config(mixed)
+    assert (c3.settings["cleaning"], c3.settings["features"], c3.settings["learning"]) == \
+        ("keep-overruns", "weekly", "decoupled")
+    assert next(s for s in c3.specs if s.labels["variant"] == "rf").options["learning"] == "decoupled"
+    # SPEC's cleaning leaves the identity of runs stored before cleanings existed unchanged
+    assert "cleaning" not in c.specs[0].identity() and c2.specs[0].identity()["cleaning"] == "batsim-converter"
+
+
+def test_study_preset_campaign_runs_on_the_hand_made_trace(tmp_path):
+    swf = small_swf(tmp_path / "small.swf")
+    cfg = tmp_path / "study.toml"
+    cfg.write_text(HEAD + f"[classification]\ntraces = ['{swf}']\npolicies = ['FCFS']\n"
+                   "variants = ['base', 'rf', 'class-clairvoyant']\npreset = 'study004'\n")
+    out = tmp_path / "out"
+    outcome = run_campaign(load_config(cfg), out, workers=1, progress=False)
+    assert outcome.exit_code == 0
+    runs = read(out, "runs.csv")
+    assert set(runs["variant"]) == {"base", "rf", "class-clairvoyant"}
+    assert (runs["jobs"] == 240).all()  # the 60 overruns are kept (walltime 2 x runtime), not dropped
+    quality = read(out, "classification.csv")
+    assert list(quality[quality["scope"] == "overall"]["variant"]) == ["rf"]
 
 
 @pytest.mark.skipif(not (SHARED / "KTH-SP2-1996-2.1-cln.swf.gz").exists(),
