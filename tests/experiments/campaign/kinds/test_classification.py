@@ -267,7 +267,13 @@ def test_kills_per_variant(tiny):
         v = runs[runs["variant"] == variant]
         assert (v["killed_runs"] == 0).all() and (v["killed_jobs"] == 0).all(), variant
         assert (v["wasted_work"] == 0).all() and (v["safeguard_kills"] == 0).all(), variant
+        # no kill: one run per job, so the row-by-row sums are SPEC's sum
+        assert v["sum_bsld_rows"].to_numpy() == pytest.approx(v["sum_bsld"].to_numpy()), variant
+        assert v["sum_bsld_resubmitted"].to_numpy() == pytest.approx(v["sum_bsld"].to_numpy()), variant
     rf = runs[runs["variant"] == "rf"]
+    # a rerun waits from its registration (the kill) in the row-by-row readings, and killed runs add rows
+    assert (rf["sum_bsld_resubmitted"] < rf["sum_bsld"]).all()
+    assert (rf["sum_bsld_rows"] > rf["sum_bsld_resubmitted"]).all()
     assert (rf["killed_runs"] > 0).all() and (rf["killed_jobs"] > 0).all()
     assert (rf["wasted_work"] > 0).all() and (rf["wasted_share"] > 0).all()
     assert (rf["safeguard_kills"] == rf["killed_runs"]).all()
