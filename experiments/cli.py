@@ -19,8 +19,9 @@ from bftune.experiments.campaign.cli import add_campaign_parser
 from bftune.experiments.learn_index import add_learn_index_parser
 from bftune.files import (OutputError, atomic_write_many, check_output_dir, check_output_file, check_writable_dir,
                           clean_leftovers, result_dir)
-from bftune.schedulers.config import ConfigError, SchedulerConfig
 from bftune.experiments.presets import PRESETS, get_preset
+from bftune.experiments.reproduce.cli import add_reproduce_parser
+from bftune.schedulers.config import ConfigError, SchedulerConfig
 from bftune.schedulers.options import OPTIONS, Parser, applies, duration, integer, markdown_table
 from bftune.schedulers.core.durations import DurationError, parse_duration
 from bftune.schedulers.core.policies import REGISTRY, formula_of
@@ -400,6 +401,7 @@ def build_parser() -> argparse.ArgumentParser:
         p.set_defaults(func=_batsim_command(name))
     add_campaign_parser(sub)
     add_learn_index_parser(sub)
+    add_reproduce_parser(sub)
     return parser
 
 

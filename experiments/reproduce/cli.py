@@ -1,0 +1,35 @@
+"""The ``bftune reproduce`` sub-command's parser (import-light: built for every bftune command)."""
+
+from __future__ import annotations
+
+import argparse
+
+from bftune.experiments.campaign.limits import default_workers
+from bftune.experiments.reproduce.registry import SCALES, STUDIES
+
+
+def cmd_reproduce(args: argparse.Namespace) -> int:
+    from bftune.experiments.reproduce.command import main  # the campaign machinery: imported when used
+
+    return main(args)
+
+
+def add_reproduce_parser(subparsers) -> argparse.ArgumentParser:
+    """Register ``reproduce STUDY [--scale quick|paper] --out DIR [--workers N] [--dask ADDR] [--report-only]``."""
+    studies = "; ".join(f"{n}: {title}" + ("" if module else " (not yet)") for n, (module, title) in STUDIES.items())
+    p = subparsers.add_parser(
+        "reproduce", help="run what a published study needs and write its tables beside ours (report.md)",
+        description="Run the campaigns a study needs (resumable, local cores or Dask), then write DIR/report.md "
+                    f"with its published tables beside ours. Studies: {studies}. Exit status: 0 done, 1 some "
+                    "runs failed, 2 bad study, scale or directory, 130 interrupted (SIGINT), 143 (SIGTERM).")
+    p.add_argument("study", choices=tuple(STUDIES), help="study number (../shared/seeds/NNN_*.txt)")
+    p.add_argument("--scale", choices=SCALES, default="quick",
+                   help="quick (minutes: a smaller version of each experiment) or paper (the study's sizes; hours)")
+    p.add_argument("--out", required=True, metavar="DIR", help="directory for configs, campaigns and report.md")
+    p.add_argument("--dask", metavar="ADDRESS", help="run the campaigns on this Dask scheduler")
+    p.add_argument("--workers", type=int, metavar="N",
+                   help=f"local worker processes (default {default_workers()}; 1 = inline)")
+    p.add_argument("--report-only", action="store_true", help="only rebuild report.md from what is stored")
+    p.add_argument("--no-progress", action="store_true", help="no progress bars on stderr")
+    p.set_defaults(func=cmd_reproduce)
+    return p

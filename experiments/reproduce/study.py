@@ -1,0 +1,48 @@
+"""What a reproducible study declares: its campaigns per scale, optional extra steps, its report."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from bftune.experiments.campaign.paths import REPO_ROOT
+
+SHARED_WORKLOADS = (REPO_ROOT.parent / "shared" / "workloads").resolve()
+
+
+@dataclass(frozen=True)
+class CampaignPlan:
+    """One campaign of a reproduction: its directory name and its config (TOML text)."""
+
+    name: str
+    config: str
+
+
+@dataclass(frozen=True)
+class Study:
+    """A published study bftune reproduces.
+
+    ``plan(scale)`` lists the campaigns; ``extra(scale, out)`` runs resumable
+    measurements outside campaigns (may be None); ``report(out, scale)``
+    returns the markdown report from what is stored under ``out`` (missing
+    results are said, never invented).  ``durations`` says how long each
+    scale takes on the project machine (2 cores), for the help and the report.
+    """
+
+    number: str
+    title: str
+    seed_file: str
+    plan: Callable[[str], list[CampaignPlan]]
+    report: Callable[[Path, str], str]
+    durations: dict[str, str] = field(default_factory=dict)
+    extra: Callable[[str, Path], list[str]] | None = None
+
+
+def trace(file: str) -> str:
+    """The absolute path of a shared archive trace (generated configs name absolute paths)."""
+    return str(SHARED_WORKLOADS / file)
+
+
+def toml_list(values) -> str:
+    return "[" + ", ".join(f'"{v}"' for v in values) + "]"
