@@ -3,9 +3,10 @@
 Campaigns (``[campaign] kind = "classification"``, tau = 60 s, forest seed 1):
 
 - ``main``: the ``study004`` preset (:mod:`bftune.experiments.presets`) on
-  the five shared traces of the study (CTC-SP2, HPC2N, KTH-SP2, SDSC-BLUE,
-  SDSC-SP2), policies FCFS, WFP3, SPF, SAF, all five variants.  Quick scale:
-  KTH-SP2 only, FCFS and SPF, base / rf / class-clairvoyant.
+  KTH-SP2, CTC-SP2 and SDSC-SP2, policies FCFS, WFP3, SPF, SAF, all five
+  variants; ``main_large``: the same on HPC2N and SDSC-BLUE (200k+ jobs
+  each) with base / rf / class-clairvoyant only.  Quick scale: KTH-SP2
+  only, FCFS and SPF, base / rf / class-clairvoyant.
 - ``abl_*`` (paper scale): the ablation, one documented difference at a time,
   with FCFS on KTH-SP2, CTC-SP2 and SDSC-SP2 (base / rf / class-clairvoyant):
   SPEC's defaults, SPEC's job set with live features, the study's job set
@@ -42,6 +43,8 @@ TRACES = {  # short name -> archive file
     "SDSC-SP2": "SDSC-SP2-1998-4.2-cln.swf.gz",
 }
 ABLATION_TRACES = ("KTH-SP2", "CTC-SP2", "SDSC-SP2")
+MAIN_TRACES = ["KTH-SP2", "CTC-SP2", "SDSC-SP2"]  # every variant
+LARGE_TRACES = ["HPC2N", "SDSC-BLUE"]  # 200k+ jobs each: base, rf and class-clairvoyant only (time)
 ALL_VARIANTS = ("base", "rf", "rf-no-safeguard", "class-clairvoyant", "runtime-clairvoyant")
 #: (campaign, what differs from the preset, [workload] lines, [classification] lines)
 ABLATION = (
@@ -73,8 +76,10 @@ def plan(scale: str) -> list[CampaignPlan]:
     if scale == "quick":
         return [CampaignPlan("main", _config("main", ["KTH-SP2"], ["FCFS", "SPF"],
                                              ["base", "rf", "class-clairvoyant"], "", 'preset = "study004"'))]
-    plans = [CampaignPlan("main", _config("main", list(TRACES), ["FCFS", "WFP3", "SPF", "SAF"], ALL_VARIANTS,
-                                          "", 'preset = "study004"'))]
+    policies = ["FCFS", "WFP3", "SPF", "SAF"]
+    plans = [CampaignPlan("main", _config("main", MAIN_TRACES, policies, ALL_VARIANTS, "", 'preset = "study004"')),
+             CampaignPlan("main_large", _config("main_large", LARGE_TRACES, policies,
+                                                ["base", "rf", "class-clairvoyant"], "", 'preset = "study004"'))]
     for name, _, workload, classification in ABLATION:
         plans.append(CampaignPlan(name, _config(name, ABLATION_TRACES, ["FCFS"],
                                                 ["base", "rf", "class-clairvoyant"], workload, classification)))
@@ -134,9 +139,14 @@ def _job_set(file: str, cleaning: str) -> tuple[int, float, int]:
 # --- the report ---------------------------------------------------------------------------------------
 
 
+def _both(read, out: Path) -> pd.DataFrame | None:
+    frames = [f for f in (read(out, "main"), read(out, "main_large")) if f is not None]
+    return pd.concat(frames, ignore_index=True) if frames else None
+
+
 def report(out: Path, scale: str) -> str:
-    main = _runs(out, "main")
-    quality = _quality(out, "main")
+    main = _both(_runs, out)
+    quality = _both(_quality, out)
     traces = [t for t in TRACES if main is not None and t in set(main["trace"])]
     parts = [_intro(scale, traces), _job_sets(), _table56(quality, traces), _table7(main, traces),
              _per_policy(main, traces)]
@@ -306,4 +316,5 @@ STUDY = Study(
     number="004", title="Improving the performance of batch schedulers using online job runtime classification",
     seed_file="004_444fe9ecbecc8f85.txt", plan=plan, report=report,
     durations={"quick": "KTH-SP2, FCFS and SPF: about 5 min on 2 cores",
-               "paper": "5 traces x 4 policies x 5 variants + 6 ablation campaigns: several hours on 2 cores"})
+               "paper": "3 traces x 4 policies x 5 variants, 2 large traces x 4 policies x 3 variants, 6 "
+                        "ablation campaigns on 3 traces: several hours on 2 cores"})
