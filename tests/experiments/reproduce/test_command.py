@@ -1,0 +1,103 @@
+"""bftune reproduce: the studies' plans are valid campaigns, the command runs, resumes and reports."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from bftune.experiments.campaign.config import campaign_from_dict
+from bftune.experiments.cli import main
+from bftune.experiments.reproduce import command, study000, study001, study004
+from bftune.experiments.reproduce.registry import SCALES, STUDIES
+from bftune.experiments.reproduce.study import CampaignPlan, Study, SHARED_WORKLOADS
+from locations import SHARED
+
+import tomllib
+
+needs_shared = pytest.mark.skipif(not (SHARED / "workloads" / "KTH-SP2-1996-2.1-cln.swf.gz").exists(),
+                                  reason="the ../shared workload archive is missing")
+
+
+@needs_shared
+@pytest.mark.parametrize("module", [study000, study001, study004], ids=["000", "001", "004"])
+@pytest.mark.parametrize("scale", SCALES)
+def test_every_planned_campaign_is_a_valid_config(module, scale):
+    plans = module.STUDY.plan(scale)
+    assert plans and len({p.name for p in plans}) == len(plans)
+    for plan in plans:
+        campaign = campaign_from_dict(tomllib.loads(plan.config), f"{plan.name}.toml", plan.config)
+        assert campaign.specs
+        for spec in campaign.specs:
+            assert spec.trace_path is None or Path(spec.trace_path).is_relative_to(SHARED_WORKLOADS)
+
+
+@needs_shared
+def test_study004_paper_plan_uses_the_preset_and_the_ablation():
+    plans = {p.name: tomllib.loads(p.config) for p in study004.plan("paper")}
+    assert plans["main"]["classification"]["preset"] == "study004"
+    assert plans["main_large"]["classification"]["variants"] == ["base", "rf", "class-clairvoyant"]
+    assert {name for name in plans if name.startswith("abl_")} == {a[0] for a in study004.ABLATION}
+    assert plans["abl_keep_overruns_live"]["workload"]["cleaning"] == "keep-overruns"
+
+
+def test_studies_without_a_module_say_so_and_exit_2(tmp_path, capsys):
+    assert STUDIES["002"][0] is None and STUDIES["003"][0] is None
+    assert main(["reproduce", "002", "--out", str(tmp_path / "r")]) == 2
+    assert "study 002" in capsys.readouterr().err and not (tmp_path / "r" / "report.md").exists()
+
+
+def test_reports_of_empty_directories_say_nothing_is_stored(tmp_path):
+    assert "Traces run: none yet" in study004.STUDY.report(tmp_path, "quick")
+    assert "Traces run: none yet" in study001.STUDY.report(tmp_path, "quick")
+    text = study000.STUDY.report(tmp_path, "quick")
+    assert "| KTH-SP2 | - | - | - | 29 | - |" in text  # published value beside an empty cell, nothing invented
+
+
+TINY = """[campaign]
+kind = "classification"
+name = "tiny"
+seed = 3
+
+[classification]
+traces = ["synthetic:600:16:2"]
+policies = ["FCFS"]
+variants = ["base", "class-clairvoyant"]
+"""
+
+
+def _tiny_report(out: Path, scale: str) -> str:
+    runs = (out / "campaigns" / "tiny" / "runs.csv").read_text().splitlines()
+    return f"{len(runs) - 1} runs stored at scale {scale}"
+
+
+def test_run_study_then_resume_then_report_only(tmp_path, monkeypatch):
+    extra_calls = []
+
+    def extra(scale, out):
+        extra_calls.append(scale)
+        return ["extra done"]
+
+    tiny = Study("999", "a tiny study", "none.txt", plan=lambda scale: [CampaignPlan("tiny", TINY)],
+                 report=_tiny_report, extra=extra, durations={"quick": "seconds"})
+    monkeypatch.setattr(command, "load_study", lambda number: tiny)
+    out = tmp_path / "r"
+    assert main(["reproduce", "004", "--out", str(out), "--workers", "1", "--no-progress"]) == 0
+    report = (out / "report.md").read_text()
+    assert "2 runs stored at scale quick" in report and "Scale `quick` (seconds)" in report
+    assert (out / "configs" / "tiny.toml").read_text() == TINY
+    stored = sorted((out / "campaigns" / "tiny" / "runs").glob("*.json"))
+    mtimes = [p.stat().st_mtime_ns for p in stored]
+    # the same command resumes: nothing is run again
+    assert main(["reproduce", "004", "--out", str(out), "--workers", "1", "--no-progress"]) == 0
+    assert [p.stat().st_mtime_ns for p in stored] == mtimes
+    assert extra_calls == ["quick", "quick"]
+    (out / "report.md").unlink()
+    assert main(["reproduce", "004", "--out", str(out), "--report-only"]) == 0
+    assert extra_calls == ["quick", "quick"] and (out / "report.md").exists()
+
+
+def test_an_output_path_that_is_a_file_is_one_line_and_exit_2(tmp_path, capsys):
+    target = tmp_path / "file"
+    target.write_text("x")
+    assert main(["reproduce", "004", "--out", str(target), "--no-progress"]) == 2
+    assert "not a directory" in capsys.readouterr().err
