@@ -25,6 +25,8 @@ as COMPLETED_WALLTIME_REACHED (Batsim does the same for d == w).
 from __future__ import annotations
 
 import heapq
+from operator import sub
+from array import array
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -32,39 +34,18 @@ from bftune.gcpause import paused_gc
 from bftune.schedulers.core.easy import Easy
 from bftune.schedulers.core.engine import Core
 from bftune.schedulers.core.jobs import EndState, Job, delay_outcome
-from bftune.schedulers.core.machines import Interval
 from bftune.schedulers.core.ordering import Order
+from bftune.schedulers.drivers.local.runs import REJECTED, Run, RunLog
 from bftune.workloads.model import JobRecord, name_width
 
-REJECTED = "REJECTED"
-
-
-@dataclass(slots=True)
-class Run:
-    """One execution attempt of a job: a row of out_jobs.csv."""
-
-    id: str  # run name: "0000015", or "0000015#1" for a rerun
-    first_id: str  # the job this run belongs to
-    seq: int
-    subtime: float  # when this run was submitted (a rerun: its registration time)
-    original_submit: float  # r_j of the job
-    procs: int
-    walltime: float
-    runtime: float  # the delay profile (actual work)
-    user: int
-    start: float = -1.0
-    end: float = -1.0
-    state: str = ""
-    alloc: list[Interval] | None = None
-    attempt: int = 0
-    info: dict | None = None
+__all__ = ["REJECTED", "Run", "RunLog", "SimResult", "Simulator", "simulate", "PeriodReplay"]
 
 
 @dataclass
 class SimResult:
-    """Every run, in completion order (as Batsim writes out_jobs.csv)."""
+    """Every run, in completion order (as Batsim writes out_jobs.csv): a sequence of ``Run``."""
 
-    runs: list[Run]
+    runs: RunLog
     m: int
     workload: str
     algorithm: str
@@ -73,7 +54,12 @@ class SimResult:
 
 
 class Simulator:
-    """Replays a workload through a core; ``run()`` returns a ``SimResult``."""
+    """Replays a workload through a core; ``run()`` returns a ``SimResult``.
+
+    A job becomes a core ``Job`` when it arrives, not before, and a run
+    leaves only a row of columns behind when it ends (``RunLog``): memory
+    follows the jobs in the system, plus a few words per finished run.
+    """
 
     def __init__(self, jobs, m: int, core: Core, workload: str = "w0",
                  on_pass: Callable[[float, object], None] | None = None) -> None:
@@ -81,17 +67,16 @@ class Simulator:
         self.m = m
         self.workload = workload
         self.on_pass = on_pass
-        records = list(jobs)
+        records = jobs if isinstance(jobs, list) else list(jobs)
         if any(b.submit < a.submit or (b.submit == a.submit and b.id < a.id) for a, b in zip(records, records[1:])):
-            records.sort(key=lambda r: (r.submit, r.id))  # noqa: E731 - local; a Trace is already sorted
-        width = name_width(r.id for r in records)
-        self._arrivals: list[tuple[float, Job, float]] = [
-            (float(r.submit), Job(str(r.id).zfill(width), r.id, float(r.submit), r.procs, float(r.walltime), r.user),
-             float(r.runtime))
-            for r in records
-        ]
-        self.runs: dict[str, Run] = {}
-        self.finished: list[Run] = []
+            records = sorted(records, key=_arrival_key)  # a Trace is already sorted
+        self.records = records
+        self.width = name_width(r.id for r in records)
+        self._submits = array("d", [r.submit for r in records])
+        # Runs submitted and not yet ended: name -> (job, index of its record, submission time of the run).
+        self._active: dict[str, tuple[Job, int, float]] = {}
+        self._killed_jobs: dict[str, int] = {}  # first run's name -> record index, for reruns' true runtime
+        self.finished = RunLog(records, self.width)
         self._ends: list[tuple[float, int, str]] = []  # (time, tie, run id)
         self._wakeups: list[float] = []
         self._tie = 0
@@ -99,62 +84,59 @@ class Simulator:
         core.runtime_oracle = self.true_runtime
 
     def true_runtime(self, job: Job) -> float:
-        """The job's actual work (its delay), for clairvoyant baselines only."""
-        return self.runs[job.id].runtime
+        """The job's actual work (its delay), for clairvoyant baselines only (a rerun's is its job's)."""
+        entry = self._active.get(job.id)
+        index = entry[1] if entry is not None else self._killed_jobs[job.first_id]
+        return float(self.records[index].runtime)
 
     # --- helpers --------------------------------------------------------------
-
-    def _register(self, job: Job, runtime: float, now: float) -> None:
-        self.runs[job.id] = Run(
-            id=job.id, first_id=job.first_id, seq=job.seq, subtime=now, original_submit=job.submit,
-            procs=job.procs, walltime=job.walltime, runtime=runtime, user=job.user, attempt=job.attempt,
-        )
 
     def _pass(self, now: float) -> list:
         core = self.core
         decisions = core.decide(now)
         self.passes += 1
-        runs = self.runs
-        for reject in decisions.rejects:
-            run = runs.pop(reject.job.id)
-            run.state = REJECTED
-            self.finished.append(run)
+        active = self._active
+        if decisions.rejects:
+            for reject in decisions.rejects:
+                job, index, subtime = active.pop(reject.job.id)
+                self.finished.add(index, job, subtime, -1.0, REJECTED)
+        records = self.records
+        ends = self._ends
         for job in decisions.starts:
-            run = runs[job.id]
-            run.start = now
-            run.alloc = job.alloc
-            run.info = job.info  # tags are set at submission and start (classes, divider)
-            duration = delay_outcome(run.runtime, run.walltime)[0]
+            duration = delay_outcome(float(records[active[job.id][1]].runtime), job.walltime)[0]
             self._tie += 1
-            heapq.heappush(self._ends, (now + duration, self._tie, job.id))
-        for t in decisions.wakeups:
-            heapq.heappush(self._wakeups, t)
+            heapq.heappush(ends, (now + duration, self._tie, job.id))
+        if decisions.wakeups:
+            for t in decisions.wakeups:
+                heapq.heappush(self._wakeups, t)
         if self.on_pass is not None:
             self.on_pass(now, decisions)
         return decisions.kills
 
     def _end(self, run_id: str, now: float, state: EndState) -> Job | None:
         """Apply a run's end; returns the rerun the core queued for it, if any."""
-        run = self.runs.pop(run_id)
-        run.end = now
-        run.state = state.value
-        self.finished.append(run)
+        job, index, subtime = self._active.pop(run_id)
+        self.finished.add(index, job, subtime, now, state.value)
         return self.core.end(run_id, now, state)
 
     # --- main loop --------------------------------------------------------------
 
     def run(self) -> SimResult:
-        arrivals = self._arrivals
-        n = len(arrivals)
+        records = self.records
+        submits = self._submits
+        width = self.width
+        n = len(records)
         i = 0
         ends = self._ends
         wakeups = self._wakeups
         core = self.core
-        runs = self.runs
+        active = self._active
+        finished = self.finished
+        heappop = heapq.heappop
         inf = float("inf")
         killed_runs: set[str] = set()
         while True:
-            t = arrivals[i][0] if i < n else inf
+            t = submits[i] if i < n else inf
             if ends and ends[0][0] < t:
                 t = ends[0][0]
             if wakeups and wakeups[0] < t:
@@ -164,22 +146,24 @@ class Simulator:
             # Completions at t (normal ends and walltime kills) free machines first.
             happened = False
             while ends and ends[0][0] == t:
-                _, _, run_id = heapq.heappop(ends)
-                if run_id in killed_runs:  # the planned end of a run a scheduler kill already ended
+                run_id = heappop(ends)[2]
+                if killed_runs and run_id in killed_runs:  # the planned end of a run a kill already ended
                     killed_runs.discard(run_id)
                     continue
                 happened = True
-                run = runs[run_id]
-                state = delay_outcome(run.runtime, run.walltime)[1]
-                self._end(run_id, t, state)
-            while i < n and arrivals[i][0] == t:
-                _, job, runtime = arrivals[i]
-                self._register(job, runtime, t)
+                job, index, subtime = active.pop(run_id)
+                state = delay_outcome(float(records[index].runtime), job.walltime)[1]
+                finished.add(index, job, subtime, t, state.value)
+                core.end(run_id, t, state)
+            while i < n and submits[i] == t:
+                r = records[i]
+                job = Job(str(r.id).zfill(width), r.id, t, r.procs, float(r.walltime), r.user)
+                active[job.id] = (job, i, t)
                 core.submit(job, t)
                 i += 1
                 happened = True
             while wakeups and wakeups[0] == t:
-                heapq.heappop(wakeups)
+                heappop(wakeups)
                 happened = True
             if not happened:  # only stale ends of killed runs: Batsim would not call the scheduler
                 continue
@@ -189,18 +173,23 @@ class Simulator:
             while kills:
                 for kill in kills:
                     run_id = kill.job.id
-                    runtime = runs[run_id].runtime
+                    index = active[run_id][1]
+                    self._killed_jobs[kill.job.first_id] = index
                     rerun = self._end(run_id, t, EndState.COMPLETED_KILLED)
                     killed_runs.add(run_id)
                     if rerun is not None:
-                        self._register(rerun, runtime, t)
+                        active[rerun.id] = (rerun, index, t)
                 kills = self._pass(t)
-        if runs:
-            stuck = ", ".join(sorted(runs)[:5])
-            raise RuntimeError(f"simulation ended with {len(runs)} jobs never finished (e.g. {stuck}): "
+        if active:
+            stuck = ", ".join(sorted(active)[:5])
+            raise RuntimeError(f"simulation ended with {len(active)} jobs never finished (e.g. {stuck}): "
                                "the scheduler left them waiting with nothing left to wake it")
-        return SimResult(runs=self.finished, m=self.m, workload=self.workload,
+        return SimResult(runs=finished, m=self.m, workload=self.workload,
                          algorithm=core.describe(), report=core.report(), passes=self.passes)
+
+
+def _arrival_key(record) -> tuple:
+    return (record.submit, record.id)
 
 
 def simulate(jobs, m: int, core: Core, workload: str = "w0") -> SimResult:
@@ -226,4 +215,5 @@ class PeriodReplay:
             return 0.0
         order = Order.of(policy, self.threshold)
         result = simulate(jobs, m, Core(m, Easy(order, order, reservation=self.reservation)))
-        return float(sum(run.start - run.subtime for run in result.runs))
+        runs = result.runs
+        return float(sum(map(sub, runs.start, runs.subtime)))

@@ -1,0 +1,133 @@
+"""The local driver's results: one row per run, kept as columns.
+
+Why columns and not one ``Run`` object per run: a simulation of CEA-Curie
+finishes about 300,000 runs, and an object per run (with its floats, its
+name and its allocation as a list of tuples) kept ~700 bytes per job alive
+until the end - most of the simulator's memory.  A finished run here costs
+a few machine words in typed arrays plus its allocation text (which
+out_jobs.csv needs anyway); everything the trace already knows (name,
+size, walltime, delay, user) is read from the trace's records when needed.
+
+``RunLog`` is still a sequence of :class:`Run` (``result.runs``): iterating
+or indexing it builds each ``Run`` on the fly, so code that wants objects
+gets them, and code that wants columns (the out_jobs writer, the metrics)
+reads the arrays without building any.
+"""
+
+from __future__ import annotations
+
+from array import array
+from dataclasses import dataclass
+from typing import Iterator, Sequence
+
+from bftune.schedulers.core import machines as ms
+from bftune.schedulers.core.jobs import Job
+from bftune.schedulers.core.machines import Interval
+
+REJECTED = "REJECTED"
+
+#: Final states, by their one-byte code in ``RunLog.state`` (Batsim's names, plus REJECTED).
+STATES = ("COMPLETED_SUCCESSFULLY", "COMPLETED_WALLTIME_REACHED", "COMPLETED_KILLED", REJECTED)
+STATE_CODE = {name: code for code, name in enumerate(STATES)}
+
+
+@dataclass(slots=True)
+class Run:
+    """One execution attempt of a job: a row of out_jobs.csv."""
+
+    id: str  # run name: "0000015", or "0000015#1" for a rerun
+    first_id: str  # the job this run belongs to
+    seq: int
+    subtime: float  # when this run was submitted (a rerun: its registration time)
+    original_submit: float  # r_j of the job
+    procs: int
+    walltime: float
+    runtime: float  # the delay profile (actual work)
+    user: int
+    start: float = -1.0
+    end: float = -1.0
+    state: str = ""
+    alloc: list[Interval] | None = None
+    attempt: int = 0
+    info: dict | None = None
+
+
+def run_name(first_id: str, attempt: int) -> str:
+    """Batsim's name of a job's run: the job's name, ``#n`` for its n-th resubmission."""
+    return f"{first_id}#{attempt}" if attempt else first_id
+
+
+class RunLog(Sequence[Run]):
+    """Finished runs in completion order (the order of out_jobs.csv), as columns.
+
+    ``records`` are the workload's job records in arrival order (what the
+    simulator was given); ``job[i]`` is the index in ``records`` of row i's
+    job.  Rows are appended by :meth:`add` when a run ends or is rejected.
+    """
+
+    __slots__ = ("records", "width", "job", "attempt", "subtime", "start", "end", "state", "alloc", "info")
+
+    def __init__(self, records: Sequence, width: int) -> None:
+        self.records = records
+        self.width = width  # zero-padded width of job names
+        self.job = array("q")
+        self.attempt = array("l")
+        self.subtime = array("d")
+        self.start = array("d")  # -1 for a rejected job (it never ran)
+        self.end = array("d")
+        self.state = bytearray()  # STATE_CODE
+        self.alloc: list[str] = []  # Batsim's text ("0-3 7"); "" for a rejected job
+        self.info: list[dict | None] = []
+
+    def add(self, index: int, job: Job, subtime: float, end: float, state: str) -> None:
+        """Row for ``job`` (a run of ``records[index]``), ended at ``end`` in ``state``."""
+        self.job.append(index)
+        self.attempt.append(job.attempt)
+        self.subtime.append(subtime)
+        self.end.append(end)
+        self.state.append(STATE_CODE[state])
+        if state == REJECTED:
+            self.start.append(-1.0)
+            self.alloc.append("")
+            self.info.append(None)
+        else:
+            self.start.append(job.start)
+            self.alloc.append(ms.to_string(job.alloc or ()))
+            self.info.append(job.info)
+
+    def __len__(self) -> int:
+        return len(self.job)
+
+    def __getitem__(self, i):  # type: ignore[override]
+        if isinstance(i, slice):
+            return [self._run(k) for k in range(*i.indices(len(self)))]
+        n = len(self.job)
+        if i < 0:
+            i += n
+        if not 0 <= i < n:
+            raise IndexError("run index out of range")
+        return self._run(i)
+
+    def __iter__(self) -> Iterator[Run]:
+        return map(self._run, range(len(self.job)))
+
+    def names(self) -> list[str]:
+        """Every row's run name (``job_id`` of out_jobs.csv)."""
+        records, width = self.records, self.width
+        return [run_name(str(records[j].id).zfill(width), a) for j, a in zip(self.job, self.attempt)]
+
+    def column(self, field: str) -> list:
+        """A field of the rows' job records (``procs``, ``walltime``, ``runtime``...), row by row."""
+        records = self.records
+        return [getattr(records[j], field) for j in self.job]
+
+    def _run(self, i: int) -> Run:
+        r = self.records[self.job[i]]
+        first = str(r.id).zfill(self.width)
+        attempt = self.attempt[i]
+        state = STATES[self.state[i]]
+        alloc = None if state == REJECTED else ms.parse(self.alloc[i])
+        return Run(id=run_name(first, attempt), first_id=first, seq=r.id, subtime=self.subtime[i],
+                   original_submit=float(r.submit), procs=r.procs, walltime=float(r.walltime),
+                   runtime=float(r.runtime), user=r.user, start=self.start[i], end=self.end[i], state=state,
+                   alloc=alloc, attempt=attempt, info=self.info[i])
