@@ -7,7 +7,7 @@ decision core turns into its own mutable ``Job`` state.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,6 +25,41 @@ class JobRecord:
     queue: int = -1
     partition: int = -1
     status: int = -1
+
+
+def records_from_columns(*columns) -> list[JobRecord]:
+    """``[JobRecord(*row) for row in zip(*columns)]``, columns in field order, about twice as fast.
+
+    Readers build hundreds of thousands of records at once; a frozen
+    dataclass's ``__init__`` goes through ``object.__setattr__`` once per
+    field, while this sets the slots directly (the same values, the same
+    objects: a record made here equals and hashes like one made by the class).
+    """
+    if len(columns) != len(_RECORD_SLOTS):
+        raise TypeError(f"records_from_columns needs {len(_RECORD_SLOTS)} columns, got {len(columns)}")
+    new = object.__new__
+    s0, s1, s2, s3, s4, s5, s6, s7, s8, s9, s10 = _RECORD_SLOTS
+    out: list[JobRecord] = []
+    append = out.append
+    for a, b, c, d, e, f, g, h, i, j, k in zip(*columns, strict=True):
+        r = new(JobRecord)
+        s0(r, a)
+        s1(r, b)
+        s2(r, c)
+        s3(r, d)
+        s4(r, e)
+        s5(r, f)
+        s6(r, g)
+        s7(r, h)
+        s8(r, i)
+        s9(r, j)
+        s10(r, k)
+        append(r)
+    return out
+
+
+#: The slot setters of JobRecord's fields, in field order (the class's own member descriptors).
+_RECORD_SLOTS = tuple(getattr(JobRecord, f.name).__set__ for f in fields(JobRecord))
 
 
 @dataclass(slots=True)

@@ -101,7 +101,7 @@ from bftune.gcpause import paused_gc
 from bftune.files import atomic_write_bytes
 from bftune.workloads import limits
 from bftune.workloads.errors import WorkloadError
-from bftune.workloads.model import JobRecord, Trace
+from bftune.workloads.model import JobRecord, Trace, records_from_columns
 
 #: SWF field names, 1-based position = index + 1 (SPEC section 1).
 FIELD_NAMES: tuple[str, ...] = (
@@ -195,16 +195,19 @@ def read_swf(
             raw = gzip.decompress(raw)
         except (OSError, EOFError, gzip.BadGzipFile) as exc:
             raise WorkloadError(f"{path}: corrupt gzip data: {exc}") from exc
+    _check_fallback(walltime_fallback)
+    name = name if name is not None else trace_name_from_path(path)
     with paused_gc():
-        return parse_swf(
-            _decode(raw),
-            source=str(path),
-            max_procs=max_procs,
-            lenient=lenient,
-            walltime_fallback=walltime_fallback,
-            name=name if name is not None else trace_name_from_path(path),
-            cleaning=cleaning,
-        )
+        if len(raw) >= FAST_PATH_MIN_CHARS:
+            box = [raw]
+            del raw  # the fast path frees the file's bytes as soon as it has parsed them
+            fast = _parse_fast(box, str(path), max_procs, walltime_fallback, name, cleaning)
+            if fast is not None:
+                return fast
+            raw = box.pop()
+        text = _decode(raw)
+        del raw
+        return _parse_careful(text, str(path), max_procs, lenient, walltime_fallback, name, cleaning)
 
 
 def parse_swf(
@@ -218,13 +221,22 @@ def parse_swf(
     cleaning: str = "spec",
 ) -> Trace:
     """Parse and clean SWF ``text`` (``source`` is only used in messages and ``Trace.source``)."""
-    if walltime_fallback not in (None, "runtime"):
-        raise ValueError(f"walltime_fallback must be None or 'runtime', not {walltime_fallback!r}")
+    _check_fallback(walltime_fallback)
     check_cleaning(cleaning)
     if len(text) >= FAST_PATH_MIN_CHARS:
-        fast = _parse_fast(text, source, max_procs, walltime_fallback, name, cleaning)
+        try:
+            data = text.encode("utf-8")
+        except UnicodeEncodeError:  # lone surrogates: only the careful path can say where
+            data = b""
+        fast = _parse_fast([data], source, max_procs, walltime_fallback, name, cleaning) if data else None
         if fast is not None:
             return fast
+    return _parse_careful(text, source, max_procs, lenient, walltime_fallback, name, cleaning)
+
+
+def _parse_careful(text: str, source: str, max_procs: int | None, lenient: bool,
+                   walltime_fallback: WalltimeFallback, name: str, cleaning: str = "spec") -> Trace:
+    """The line-by-line path: any input, errors name ``file:line``."""
     header_lines: list[str] = []
     header: dict[str, str] = {}
     rows: list[list[int | float]] = []
@@ -258,6 +270,11 @@ def parse_swf(
     return _make_trace(jobs, len(rows), counts, m, header, header_lines, source, name)
 
 
+def _check_fallback(walltime_fallback: WalltimeFallback) -> None:
+    if walltime_fallback not in (None, "runtime"):
+        raise ValueError(f"walltime_fallback must be None or 'runtime', not {walltime_fallback!r}")
+
+
 def _make_trace(jobs: list[JobRecord], n_lines: int, counts: dict[str, int], m: int, header: dict[str, str],
                 header_lines: list[str], source: str, name: str) -> Trace:
     """The cleaned Trace, whichever path parsed it; no job left or duplicate ids are errors."""
@@ -281,47 +298,58 @@ def _make_trace(jobs: list[JobRecord], n_lines: int, counts: dict[str, int], m: 
     )
 
 
-#: Below this size the line-by-line path is faster than importing numpy (~0.2 s) for the fast one.
-FAST_PATH_MIN_CHARS = 6_000_000
+#: Below this size the line-by-line path is as fast as the vectorised one.
+FAST_PATH_MIN_CHARS = 1_000_000
 
-_COMMENT_RE = re.compile(r"^[ \t]*;.*$", re.MULTILINE)
+_COMMENT_RE = re.compile(rb"^[ \t]*;.*$", re.MULTILINE)
+#: Records are built this many at a time, so that only one slice of the columns exists as Python objects.
+_RECORDS_PER_SLICE = 1 << 15
 
 
-def _parse_fast(text: str, source: str, max_procs: int | None, walltime_fallback: WalltimeFallback,
+def _parse_fast(box: list[bytes], source: str, max_procs: int | None, walltime_fallback: WalltimeFallback,
                 name: str, cleaning: str = "spec") -> Trace | None:
-    """Vectorised parse + clean for well-formed files; None sends the caller to the careful path.
+    """Vectorised parse + clean of a well-formed file's bytes; None sends the caller to the careful path.
 
-    numpy's C parser reads the 18 columns (and refuses ragged or non-numeric
-    lines); the cleaning rules become boolean masks applied in the documented
-    order, so counts are those of :func:`clean_rows`.  Anything unusual
-    (a parse error, a non-finite or fractional count field, fractional times)
-    falls back to the line-by-line path, which names the offending file:line.
+    ``box`` holds the bytes (and nothing else should): once they are parsed
+    and known well-formed, they are dropped, so that a large trace's text
+    and its records are never in memory together; on None they are left in
+    ``box`` for the careful path.  numpy's C parser reads the 18 columns
+    from the bytes (a text ``StringIO`` would hold 4 bytes per character) and
+    refuses ragged or non-numeric lines; the cleaning rules become boolean
+    masks applied in the documented order, so counts are those of
+    :func:`clean_rows`.  Anything unusual (a parse error, a non-finite or
+    fractional count field) falls back to the line-by-line path, which names
+    the offending file:line.
     """
-    try:
-        import numpy as np
-    except ImportError:  # pragma: no cover - numpy is a dependency
-        return None
-    header_lines = [line.rstrip() for line in _COMMENT_RE.findall(text)]
+    import numpy as np
+
+    data = box[0]
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # "input contained no data": the careful path reports it
-            a = np.loadtxt(io.StringIO(text), comments=";", dtype=np.float64, ndmin=2)
+            a = np.loadtxt(io.BytesIO(data), comments=";", dtype=np.float64, ndmin=2, encoding="latin-1")
     except ValueError:
         return None
     if a.size == 0 or a.shape[1] != N_FIELDS or not np.isfinite(a).all() or (a[:, 0] < 0).any():
         return None
     integral = sorted(INTEGRAL_FIELDS)
-    if not (a[:, integral] == np.floor(a[:, integral])).all():  # the careful path names the line
+    v = a[:, integral]  # columns in INTEGRAL_FIELDS order: 0 id, 4, 7, 10, 11..16
+    if not (v == np.floor(v)).all():  # the careful path names the line
         return None
+    header_lines = _comment_lines(data)
+    del data
+    box.clear()  # well-formed: the bytes are no longer needed
     header: dict[str, str] = {}
     for line in header_lines:
         _add_header_line(header, line)
     m = _machine_size(header, max_procs, source)
-    v = a[:, integral].astype(np.int64)  # columns in INTEGRAL_FIELDS order: 0 id, 4, 7, 10, 11..16
+    v = v.astype(np.int64)
+    n_lines = len(a)
+    submit, runtime, wall = a[:, 1].copy(), a[:, 3].copy(), a[:, 8].copy()
+    del a
     ids, alloc, req, status, user, group, exe, queue, part = (v[:, i] for i in range(9))
-    submit, runtime, wall = a[:, 1], a[:, 3].copy(), a[:, 8].copy()
     procs = alloc if cleaning == "batsim-converter" else np.where(req > 0, req, alloc)
-    alive = np.ones(len(v), dtype=bool)
+    alive = np.ones(n_lines, dtype=bool)
     counts: dict[str, int] = {key: 0 for key in CLEANING_KEYS}
 
     def drop(key: str, mask) -> None:
@@ -351,11 +379,35 @@ def _parse_fast(text: str, source: str, max_procs: int | None, walltime_fallback
         drop("walltime_lt_runtime", wall < runtime)
     kept = np.flatnonzero(alive)
     kept = kept[np.lexsort((ids[kept], submit[kept]))]
-    cols = [ids[kept].tolist(), _times(submit[kept]), procs[kept].tolist(), _times(runtime[kept]),
-            _times(wall[kept]), user[kept].tolist(), group[kept].tolist(), exe[kept].tolist(),
-            queue[kept].tolist(), part[kept].tolist(), status[kept].tolist()]
-    jobs = list(map(JobRecord, *cols))
-    return _make_trace(jobs, len(a), counts, m, header, header_lines, source, name)
+    columns = (ids, submit, procs, runtime, wall, user, group, exe, queue, part, status)
+    times = (False, True, False, True, True, False, False, False, False, False, False)
+    jobs: list[JobRecord] = []
+    for lo in range(0, len(kept), _RECORDS_PER_SLICE):
+        rows = kept[lo:lo + _RECORDS_PER_SLICE]
+        jobs += records_from_columns(*(_times(c[rows]) if t else c[rows].tolist() for c, t in zip(columns, times)))
+    return _make_trace(jobs, n_lines, counts, m, header, header_lines, source, name)
+
+
+def _comment_lines(data: bytes) -> list[str]:
+    """The ``;`` lines of an SWF file's bytes, decoded as :func:`_decode` decodes the whole file.
+
+    Only the part up to the last ``;`` is scanned (the archive's comments
+    are a header): a regular expression over 30 MB of job lines is slow.
+    """
+    last = data.rfind(b";")
+    if last < 0:
+        return []
+    end = data.find(b"\n", last)
+    encoding = "utf-8" if data.isascii() or _is_utf8(data) else "latin-1"
+    return [line.decode(encoding).rstrip() for line in _COMMENT_RE.findall(data, 0, end if end >= 0 else len(data))]
+
+
+def _is_utf8(data: bytes) -> bool:
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
 
 
 def _times(col) -> list:
