@@ -148,9 +148,12 @@ class Core:
         """A run ended; if this core killed it to requeue it, the rerun joins the queue and is returned."""
         self.now = now
         job = self.machine.finish(job_id)
+        if self.hooks:
+            for hook in self.hooks:
+                hook.on_end(self, job, now, state)
+        if not self.killing:
+            return None
         kill = self.killing.pop(job_id, None)
-        for hook in self.hooks:
-            hook.on_end(self, job, now, state)
         if kill is None:
             return None
         if state is not EndState.COMPLETED_KILLED:
@@ -183,8 +186,9 @@ class Core:
         self.queue.remove(job)
         self.machine.start(job, alloc, now)
         decisions.starts.append(job)
-        for hook in self.hooks:
-            hook.on_start(self, job, now)
+        if self.hooks:
+            for hook in self.hooks:
+                hook.on_start(self, job, now)
 
     def kill(self, job: Job, reason: str, decisions: Decisions, requeue: Job | None = None) -> None:
         """Ask the driver to stop ``job``; it keeps its machines until the kill is done.

@@ -146,7 +146,7 @@ class WaitingQueue:
         return iter(self._fcfs)
 
     def _index(self, order: Order) -> SortedIndex[Job]:
-        if order.policy.name == "FCFS" and not order.by_class and order.policy is FCFS:
+        if order.policy is FCFS and not order.by_class:
             return self._fcfs  # the same order: (r, r, id) sorts like (r, id)
         ident = (order.policy.name, id(order.policy), order.by_class)
         index = self._indexes.get(ident)
@@ -159,11 +159,10 @@ class WaitingQueue:
         """Waiting jobs in ``order`` at time ``now`` (lazy where the order allows)."""
         if not self.jobs:
             return iter(())
-        threshold = order.threshold
-        if threshold == math.inf:
-            if order.dynamic:
+        if order.threshold == math.inf:
+            if order.policy.dynamic:
                 return iter(self._sorted(order, now, self.jobs.values()))
-            return iter(self._index(order))
+            return iter(self._index(order).items)
         return self._iterate_threshold(order, now)
 
     def _iterate_threshold(self, order: Order, now: float) -> Iterator[Job]:

@@ -52,11 +52,11 @@ class MachineState:
         Only predictions shorter than the walltime can be overrun (a walltime is
         enforced by a kill at that exact time, reported in the same batch).
         """
-        by_end = self.by_end
-        if not by_end or by_end[0].expected_end > now:
+        running = self.by_end.items  # the list itself: this runs at every pass
+        if not running or running[0].expected_end > now:
             return
         overdue = []
-        for job in by_end:
+        for job in running:
             if job.expected_end > now:
                 break
             overdue.append(job)
