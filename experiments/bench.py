@@ -1,79 +1,225 @@
-"""Speed and memory benchmark of the local simulator (not a test: it prints figures).
+"""Speed and memory of ``bftune simulate`` as users run it (not a test: it prints figures).
 
-For every archive trace found in ../shared/workloads (or the paths given), and
-for EASY-FCFS and EASY(SAF, 40 h), it reports jobs per second of the
-simulation alone and of the whole process (read + clean + simulate), and the
-peak resident memory of a fresh process per run, so that one run's garbage
-does not flatter the next.  The child ends as the ``bftune`` console script
-does after a simulation (``experiments/cli.py: entry``), without interpreter
-teardown.
+For every archive trace of ../shared/workloads (or the traces given) and every
+configuration of :data:`CONFIGS`, each run is a fresh ``bftune simulate
+--trace T ... --out DIR`` process: interpreter start, imports, reading and
+cleaning the gzipped SWF, simulating, computing the summary, writing
+out_jobs.csv and summary.json, exiting.  It reports
 
-    uv run python -m bftune.experiments.bench            # all shared traces
-    uv run python -m bftune.experiments.bench --quick    # KTH-SP2 only
+- the whole process: wall-clock time, CPU time (user + system), jobs per
+  second of wall-clock time, and peak resident memory (the child's own
+  ``ru_maxrss``, from ``wait4``);
+- the simulation alone: ``simulation_seconds`` of the run's summary.json
+  (the same process), as jobs per second;
+- with the OCaml simulator of the original studies on PATH (``ocs-obps``; how
+  to build it: README, "Performance"), the same measures for it, run side by
+  side (ours and its, alternately, ``--repeat`` times each; medians), and the
+  ratios.  It reads a cleaned plain SWF that this script writes beforehand
+  from the same cleaned jobs (it cannot clean a trace itself; that time is
+  not counted for it) and writes its own per-job output file (``--output``).
+  Its EASY-FCFS is ``oneshot wait --backfill=wait``, EASY(SAF, 40 h) is
+  ``threshold --primary=laf --backfill=laf --threshold=144000`` (its size and
+  area names are inverted: its ``laf`` is SAF), and the full-feedback selector
+  is ``bandit-onpolicy --clairvoyant --period=604800 --threshold=144000`` over
+  the same 12 policies.  It has no classifier.
+
+    uv run python -m bftune.experiments.bench                     # everything
+    uv run python -m bftune.experiments.bench --quick             # KTH-SP2, EASY-FCFS and EASY(SAF, 40 h)
+    uv run python -m bftune.experiments.bench --configs fcfs,saf40 --repeat 5 CTC-SP2 CEA-Curie
+
+Timings on a shared machine vary: the script prints the load average before
+and after, and takes the median of ``--repeat`` runs.
+
+Peak memory is the child's own maximum resident set size, as GNU time
+reports it (see :func:`measure`); this script keeps its own process small
+(standard library only) and reads traces in a child process.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
+import datetime
 import json
 import os
-import resource
+import platform
+import shutil
+import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "workloads"
-CONFIGS = {"EASY-FCFS": {"policy": "FCFS"}, "EASY(SAF,40h)": {"policy": "SAF", "threshold": "40h"}}
+
+#: name -> (label, options of `bftune simulate`, arguments of the OCaml reference or None)
+OCAML_12 = "wait,mwait,lpf,spf,lqf,sqf,mexpfact,expfact,lrf,srf,saf,laf"  # FCFS..SAF of SPEC 4, its spelling
+CONFIGS: dict[str, tuple[str, list[str], list[str] | None]] = {
+    "fcfs": ("EASY-FCFS", [], ["oneshot", "{swf}", "wait", "--backfill=wait"]),
+    "saf40": ("EASY(SAF, 40 h)", ["--policy", "SAF", "--threshold", "40h"],
+              ["threshold", "{swf}", "--primary=laf", "--backfill=laf", "--threshold=144000"]),
+    "full": ("full-feedback selector, 1 week, 40 h",
+             ["--selector", "full", "--period", "1w", "--threshold", "40h"],
+             ["bandit-onpolicy", "{swf}", "--clairvoyant", "--period=604800", "--threshold=144000",
+              f"--policies={OCAML_12}"]),
+    "rf": ("classifier (rf, SAF)", ["--classifier", "rf", "--policy", "SAF"], None),
+}
 
 
-def one_run(trace_path: str, options: dict) -> dict:
-    """Run in this process; meant to be called in a fresh child process."""
-    t0 = time.perf_counter()
-    from bftune.schedulers.config import SchedulerConfig
-    from bftune.schedulers.drivers.local.simulator import simulate
-    from bftune.workloads.swf import read_swf
+@dataclasses.dataclass
+class Measure:
+    wall: float  # seconds
+    cpu: float  # user + system seconds
+    peak_mib: float
+    sim: float | None = None  # simulation_seconds of summary.json (ours only)
 
-    fallback = "runtime" if "lublin" in trace_path else None
-    trace = read_swf(trace_path, walltime_fallback=fallback)
-    t1 = time.perf_counter()
-    config = SchedulerConfig.from_options(options)
-    result = simulate(trace.jobs, trace.max_procs, config.build(trace.max_procs))
-    t2 = time.perf_counter()
-    rss_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    return {"jobs": len(trace.jobs), "m": trace.max_procs, "read_s": t1 - t0, "sim_s": t2 - t1,
-            "passes": result.passes, "peak_rss_mib": rss_kb / 1024}
+
+#: GNU time, when installed, launches the children: see :func:`measure`.
+GNU_TIME = "/usr/bin/time"
+
+
+def measure(argv: list[str], out_dir: Path | None = None) -> Measure:
+    """Run ``argv`` in a fresh process; its wall time, CPU time and peak memory.
+
+    Linux counts in a process's peak memory the image of the process that
+    forked it; GNU time (about 2 MiB) is therefore the launcher where it is
+    installed, and reports the child's own figures.  Without it, ``wait4``
+    gives them, with this script's own size (about 15 MiB) as a floor.
+    """
+    with tempfile.NamedTemporaryFile("r", suffix=".time") as report:
+        gnu = os.access(GNU_TIME, os.X_OK)
+        command = [GNU_TIME, "-f", "%M %U %S", "-o", report.name, *argv] if gnu else argv
+        t0 = time.perf_counter()
+        proc = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        _, status, usage = os.wait4(proc.pid, 0)
+        wall = time.perf_counter() - t0
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        err = proc.stderr.read().decode(errors="replace") if proc.stderr else ""
+        if proc.returncode != 0:
+            raise RuntimeError(f"{' '.join(argv)} failed ({proc.returncode}): {err.strip().splitlines()[-1:]}")
+        if gnu:
+            kib, user, system = report.read().split()[-3:]
+            peak_mib, cpu = int(kib) / 1024, float(user) + float(system)
+        else:
+            peak_mib, cpu = usage.ru_maxrss / 1024, usage.ru_utime + usage.ru_stime
+    sim = None
+    if out_dir is not None:
+        sim = json.loads((out_dir / "summary.json").read_text())["simulation_seconds"]
+    return Measure(wall, cpu, peak_mib, sim)
+
+
+def bftune_command() -> list[str]:
+    """The installed console script next to this interpreter (what users run), else ``python -m``."""
+    script = Path(sys.executable).with_name("bftune")
+    return [str(script)] if script.exists() else [sys.executable, "-m", "bftune.experiments.cli"]
+
+
+def median(values: list[float]) -> float:
+    return statistics.median(values)
+
+
+def machine() -> str:
+    cpu = platform.processor() or platform.machine()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    return f"{cpu}, {os.cpu_count()} cores, Python {platform.python_version()}, {platform.system()}"
+
+
+def load() -> str:
+    try:
+        return " ".join(f"{x:.2f}" for x in os.getloadavg())
+    except OSError:
+        return "?"
+
+
+def write_clean(source: str, target: str) -> None:
+    """Child mode: the cleaned jobs of ``source`` as a plain SWF with a bare MaxProcs header; prints the job count."""
+    from bftune.workloads.swf import read_swf, write_swf  # here, not at the top: see the module docstring
+
+    trace = read_swf(source)
+    write_swf(dataclasses.replace(trace, header_lines=()), target)
+    print(len(trace.jobs))
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("traces", nargs="*", help="SWF traces (default: every *.swf.gz in ../shared/workloads)")
-    ap.add_argument("--quick", action="store_true", help="KTH-SP2 only")
-    ap.add_argument("--child", nargs=2, help=argparse.SUPPRESS)
+    ap.add_argument("traces", nargs="*", help="SWF traces, or name prefixes of ../shared/workloads traces "
+                                              "(default: every archive trace there)")
+    ap.add_argument("--configs", default=",".join(CONFIGS), help=f"comma-separated, of {', '.join(CONFIGS)}")
+    ap.add_argument("--repeat", type=int, default=3, help="runs of each (median; default 3)")
+    ap.add_argument("--quick", action="store_true", help="KTH-SP2, fcfs and saf40, one run each")
+    ap.add_argument("--no-reference", action="store_true", help="do not run ocs-obps even if it is on PATH")
+    ap.add_argument("--write-clean", nargs=2, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
-    if args.child:
-        print(json.dumps(one_run(args.child[0], json.loads(args.child[1]))), flush=True)
-        os._exit(0)  # end like the `bftune` CLI does after a simulation: no interpreter teardown
-    traces = [Path(t) for t in args.traces] or sorted(SHARED.glob("*.swf.gz"), key=lambda p: p.stat().st_size)
+    if args.write_clean:
+        write_clean(*args.write_clean)
+        return 0
+    configs = args.configs.split(",")
+    unknown = [c for c in configs if c not in CONFIGS]
+    if unknown:
+        ap.error(f"unknown config(s) {', '.join(unknown)}; choose among {', '.join(CONFIGS)}")
+    archive = sorted((p for p in SHARED.glob("*.swf.gz") if "lublin" not in p.name), key=lambda p: p.stat().st_size)
     if args.quick:
-        traces = [t for t in traces if "KTH" in t.name]
+        archive, configs, args.repeat = [p for p in archive if p.name.startswith("KTH")], ["fcfs", "saf40"], 1
+    traces = []
+    for t in args.traces or [str(p) for p in archive]:
+        path = Path(t)
+        if not path.exists():
+            matches = [p for p in archive if p.name.startswith(t)]
+            if len(matches) != 1:
+                ap.error(f"{t}: no such file, and not the start of exactly one trace name in {SHARED}")
+            path = matches[0]
+        traces.append(path)
     if not traces:
         print(f"no traces found (looked in {SHARED})", file=sys.stderr)
         return 1
-    print(f"{'trace':<28}{'config':<15}{'jobs':>8}{'sim s':>8}{'jobs/s':>10}{'process s':>11}{'jobs/s':>10}{'peak MiB':>10}")
-    for trace in traces:
-        for name, options in CONFIGS.items():
-            t0 = time.perf_counter()
-            out = subprocess.run([sys.executable, "-m", "bftune.experiments.bench", "--child", str(trace),
-                                  json.dumps(options)], capture_output=True, text=True)
-            wall = time.perf_counter() - t0
-            if out.returncode != 0:
-                print(f"{trace.name:<28}{name:<15} FAILED: {out.stderr.strip().splitlines()[-1:]}")
-                continue
-            r = json.loads(out.stdout)
-            print(f"{trace.name.replace('.swf.gz', ''):<28}{name:<15}{r['jobs']:>8}{r['sim_s']:>8.2f}"
-                  f"{r['jobs'] / r['sim_s']:>10.0f}{wall:>11.2f}{r['jobs'] / wall:>10.0f}{r['peak_rss_mib']:>10.0f}",
-                  flush=True)
+    reference = None if args.no_reference else shutil.which("ocs-obps")
+    bftune = bftune_command()
+    print(f"# bftune simulate vs {'ocs-obps' if reference else '(no reference on PATH)'}, "
+          f"{datetime.datetime.now().strftime('%Y-%m-%d %H:%M')}")
+    print(f"# {machine()}; load average before: {load()}; median of {args.repeat} run(s)")
+    print(f"# command: {' '.join(bftune)} simulate --trace TRACE [options] --out DIR")
+    print()
+    print("| trace (jobs) | scheduler | simulation jobs/s | `bftune simulate` wall | CPU | whole-process jobs/s "
+          "| peak memory | reference wall | reference peak | time ratio | memory ratio |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    with tempfile.TemporaryDirectory(prefix="bftune-bench-") as tmp:
+        work = Path(tmp)
+        for trace_path in traces:
+            swf = work / "clean.swf"  # the reference's input: the same cleaned jobs, a bare "; MaxProcs: N" header
+            n = int(subprocess.run([sys.executable, "-m", "bftune.experiments.bench", "--write-clean", str(trace_path),
+                                    str(swf)], check=True, capture_output=True, text=True).stdout)
+            name = trace_path.name.replace(".swf.gz", "").replace(".swf", "")
+            for key in configs:
+                label, options, ocaml = CONFIGS[key]
+                ours: list[Measure] = []
+                theirs: list[Measure] = []
+                for _ in range(args.repeat):
+                    out = work / "out"
+                    ours.append(measure(bftune + ["simulate", "--trace", str(trace_path), *options, "--out", str(out)],
+                                        out))
+                    if reference and ocaml:
+                        theirs.append(measure([reference, *(a.format(swf=swf) for a in ocaml),
+                                               f"--output={work / 'ocs.out'}"]))
+                wall, cpu = median([m.wall for m in ours]), median([m.cpu for m in ours])
+                sim = median([m.sim for m in ours if m.sim is not None])
+                peak = max(m.peak_mib for m in ours)
+                row = (f"| {name} ({n:,}) | {label} | {n / sim:,.0f} | {wall:.2f} s | {cpu:.2f} s | {n / wall:,.0f} "
+                       f"| {peak:.0f} MiB |")
+                if theirs:
+                    rwall, rpeak = median([m.wall for m in theirs]), max(m.peak_mib for m in theirs)
+                    row += f" {rwall:.2f} s | {rpeak:.0f} MiB | {wall / rwall:.2f}x | {peak / rpeak:.1f}x |"
+                else:
+                    row += " - | - | - | - |"
+                print(row, flush=True)
+    print()
+    print(f"# load average after: {load()}")
     return 0
 
 

@@ -36,10 +36,10 @@ def run_local(trace: Trace, config: SchedulerConfig, out_dir: str | Path | None 
     t0 = time.perf_counter()
     result = simulate(trace.jobs, m, config.build(m))
     elapsed = time.perf_counter() - t0
-    columns = runs_columns(result.runs)
     extra = {"backend": "local", "simulation_seconds": round(elapsed, 3)}
     extra.update(result.report)
-    summary = build_summary(columns, m, tau, config.to_dict(), trace.cleaning, workload_info(trace), extra)
+    summary = build_summary(runs_columns(result.runs), m, tau, config.to_dict(), trace.cleaning, workload_info(trace),
+                            extra)
     if target is not None:
         with target as stage:
             write_out_jobs(result.runs, stage / "out_jobs.csv")

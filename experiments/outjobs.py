@@ -40,7 +40,7 @@ _REJECTED_ROW = "%s,{w},%s,%.6f,%d,%.6f,0,REJECTED,,,,,,,,,%s"  # no times, mach
 _SUCCESS = "COMPLETED_SUCCESSFULLY"
 _NAN = float("nan")
 #: Rows formatted and written at a time: the file is streamed, never held whole in memory.
-CHUNK_ROWS = 16384
+CHUNK_ROWS = 4096
 
 #: What the writer needs of a run: (name, first run's name, attempt, delay, submission time, procs, walltime,
 #: final state, start, end, allocation text).

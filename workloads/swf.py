@@ -379,13 +379,46 @@ def _parse_fast(box: list[bytes], source: str, max_procs: int | None, walltime_f
         drop("walltime_lt_runtime", wall < runtime)
     kept = np.flatnonzero(alive)
     kept = kept[np.lexsort((ids[kept], submit[kept]))]
-    columns = (ids, submit, procs, runtime, wall, user, group, exe, queue, part, status)
-    times = (False, True, False, True, True, False, False, False, False, False, False)
+    columns = [_Column(c, kept, t, share) for c, t, share in (
+        (ids, False, False), (submit, True, False), (procs, False, False), (runtime, True, True), (wall, True, True),
+        (user, False, True), (group, False, False), (exe, False, True), (queue, False, False), (part, False, False),
+        (status, False, False))]
+    del ids, submit, procs, runtime, wall, user, group, exe, queue, part, status, alloc, req, v
     jobs: list[JobRecord] = []
     for lo in range(0, len(kept), _RECORDS_PER_SLICE):
-        rows = kept[lo:lo + _RECORDS_PER_SLICE]
-        jobs += records_from_columns(*(_times(c[rows]) if t else c[rows].tolist() for c, t in zip(columns, times)))
+        jobs += records_from_columns(*(c.values(lo, lo + _RECORDS_PER_SLICE) for c in columns))
     return _make_trace(jobs, n_lines, counts, m, header, header_lines, source, name)
+
+
+class _Column:
+    """One field of the kept jobs (``column[kept]``), turned into Python numbers a slice at a time.
+
+    With ``share`` (fields that repeat: runtimes, requested times, users,
+    executables), every row gets the same Python object for the same value,
+    as a dictionary of values would give: CEA-Curie's records then hold
+    about 30 MB fewer int objects.  Values are those of the careful path
+    either way (``times``: int when integral, float otherwise).
+    """
+
+    __slots__ = ("column", "times", "objects", "inverse")
+
+    def __init__(self, column, kept, times: bool, share: bool) -> None:
+        import numpy as np
+
+        self.column, self.times = column[kept], times
+        self.objects: list | None = None
+        self.inverse = None
+        if share:
+            distinct, inverse = np.unique(self.column, return_inverse=True)
+            self.objects = _times(distinct) if times else distinct.tolist()
+            self.inverse = inverse.astype(np.int32)
+            self.column = None
+
+    def values(self, lo: int, hi: int) -> list:
+        if self.objects is not None:
+            return list(map(self.objects.__getitem__, self.inverse[lo:hi].tolist()))
+        part = self.column[lo:hi]
+        return _times(part) if self.times else part.tolist()
 
 
 def _comment_lines(data: bytes) -> list[str]:
