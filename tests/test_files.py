@@ -212,3 +212,19 @@ def test_checks_name_the_path(tmp_path, make, check, message):
     with pytest.raises(OutputError, match="f is not a directory"):  # a file where a directory must be
         check(str(tmp_path / "f" / "x"), "--out")
     assert not any(name.endswith(".probe") for name in os.listdir(tmp_path))
+
+
+def test_chunks_are_written_whole_or_not_at_all(tmp_path):
+    path = tmp_path / "big.csv"
+    assert atomic.atomic_write_chunks(path, (f"{i}\n".encode() for i in range(1000))) == path
+    assert path.read_text() == "".join(f"{i}\n" for i in range(1000))
+    path.write_text("old")
+
+    def failing():
+        yield b"partial"
+        raise RuntimeError("formatter failed")
+
+    with pytest.raises(RuntimeError, match="formatter failed"):
+        atomic.atomic_write_chunks(path, failing())
+    assert path.read_text() == "old"
+    assert os.listdir(tmp_path) == ["big.csv"]

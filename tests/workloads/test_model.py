@@ -1,0 +1,27 @@
+"""The workload model's bulk constructor (workloads/model.py)."""
+
+from __future__ import annotations
+
+import pickle
+
+import pytest
+from bftune.workloads.model import JobRecord, records_from_columns
+
+
+def test_records_from_columns_equal_records_made_by_the_class():
+    columns = ([1, 2], [0, 5.5], [4, 1], [10, 3], [20.0, 3], [7, -1], [1, 2], [3, 4], [5, 6], [7, 8], [1, 0])
+    made = records_from_columns(*columns)
+    expected = [JobRecord(*row) for row in zip(*columns)]
+    assert made == expected
+    assert [hash(r) for r in made] == [hash(r) for r in expected]
+    assert [type(r.submit) for r in made] == [int, float]
+    assert pickle.loads(pickle.dumps(made)) == expected
+    with pytest.raises(AttributeError):  # still frozen
+        made[0].procs = 3
+
+
+def test_records_from_columns_refuses_ragged_or_missing_columns():
+    with pytest.raises(ValueError):
+        records_from_columns([1, 2], *([[0]] * 10))
+    with pytest.raises(TypeError):
+        records_from_columns([1])
