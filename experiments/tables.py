@@ -14,7 +14,7 @@ import pandas as pd
 
 from bftune.experiments.metrics import JOB_COLUMNS, bounded_slowdown, merge_jobs
 from bftune.experiments.outjobs import COLUMNS, NUMERIC_COLUMNS, all_columns
-from bftune.schedulers.drivers.local.simulator import Run
+from bftune.schedulers.drivers.local.simulator import Run, RunLog
 
 
 def read_out_jobs(path: str | Path) -> pd.DataFrame:
@@ -34,10 +34,11 @@ def read_out_jobs(path: str | Path) -> pd.DataFrame:
     return df
 
 
-def runs_frame(runs: Iterable[Run], workload: str = "w0") -> pd.DataFrame:
+def runs_frame(runs: Iterable[Run] | RunLog, workload: str = "w0") -> pd.DataFrame:
     """The same table as out_jobs.csv, in memory, without the text round trip."""
-    runs = list(runs)
-    if not runs:
+    if not isinstance(runs, RunLog):  # a local result's columns are read as they are
+        runs = list(runs)
+    if not len(runs):
         return pd.DataFrame({c: pd.Series(dtype=object) for c in COLUMNS})
     return pd.DataFrame(all_columns(runs, workload))
 
