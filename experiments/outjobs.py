@@ -14,6 +14,7 @@ DataFrame lives in :mod:`bftune.experiments.tables`.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from itertools import islice
 from pathlib import Path
 from typing import Iterable, Iterator
@@ -34,17 +35,63 @@ COLUMNS = [
 NUMERIC_COLUMNS = ("starting_time", "execution_time", "finish_time", "waiting_time", "turnaround_time", "stretch",
                    "consumed_energy")
 
-# One template per row: Batsim's 6-decimal numbers; the metadata column always quoted ("" when empty).
-_ROW = "%s,{w},%s,%.6f,%d,%.6f,%d,%s,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%s,-1.000000,%s"
+# Rows as Batsim writes them: 6-decimal numbers; the metadata column always quoted ("" when empty).  A
+# chunk's columns of integral times are written as "%d.000000" of ints, which is the same text as
+# "%.6f" of the floats and half the formatting work.
+_FIXED = "%.6f"
+_INTEGRAL = "%d.000000"
 _REJECTED_ROW = "%s,{w},%s,%.6f,%d,%.6f,0,REJECTED,,,,,,,,,%s"  # no times, machines or energy, as Batsim
 _SUCCESS = "COMPLETED_SUCCESSFULLY"
-_NAN = float("nan")
 #: Rows formatted and written at a time: the file is streamed, never held whole in memory.
 CHUNK_ROWS = 4096
+_EXACT_INT = 2.0 ** 53
 
-#: What the writer needs of a run: (name, first run's name, attempt, delay, submission time, procs, walltime,
-#: final state, start, end, allocation text).
-Row = tuple[str, str, int, float, float, int, float, str, float, float, str]
+
+@dataclass(slots=True)
+class RunColumns:
+    """What the writer and the metrics need of consecutive runs, as columns (see :func:`run_chunks`)."""
+
+    names: list[str]  # run names ("0000015", "0000015#1")
+    firsts: list[str]  # the job's first run's name
+    attempts: list[int]
+    runtimes: list[float]  # the delay profile
+    procs: list[int]
+    states: list[str]
+    allocs: list[str]  # Batsim's text; "" for a rejected run
+    subtime: np.ndarray
+    walltime: np.ndarray
+    start: np.ndarray  # -1 for a rejected run
+    end: np.ndarray
+
+
+def run_chunks(runs: Iterable[Run] | RunLog, size: int = CHUNK_ROWS) -> Iterator[RunColumns]:
+    """Consecutive runs ``size`` at a time, as columns: from a ``RunLog``'s arrays, or from ``Run`` objects."""
+    if isinstance(runs, RunLog):
+        records, width = runs.records, runs.width
+        for lo in range(0, len(runs), size):
+            hi = lo + size
+            recs = [records[j] for j in runs.job[lo:hi]]
+            firsts = [str(r.id).zfill(width) for r in recs]
+            attempts = runs.attempt[lo:hi].tolist()
+            names = [f"{f}#{a}" if a else f for f, a in zip(firsts, attempts)] if any(attempts) else firsts
+            yield RunColumns(names, firsts, attempts, [float(r.runtime) for r in recs], [r.procs for r in recs],
+                             [STATES[code] for code in runs.state[lo:hi]], runs.alloc[lo:hi],
+                             np.array(runs.subtime[lo:hi], dtype=float),
+                             np.array([float(r.walltime) for r in recs], dtype=float),
+                             np.array(runs.start[lo:hi], dtype=float), np.array(runs.end[lo:hi], dtype=float))
+        return
+    to_string = ms.to_string
+    it = iter(runs)
+    while True:
+        chunk = list(islice(it, size))
+        if not chunk:
+            return
+        yield RunColumns([r.id for r in chunk], [r.first_id for r in chunk], [r.attempt for r in chunk],
+                         [r.runtime for r in chunk], [r.procs for r in chunk], [r.state for r in chunk],
+                         ["" if r.state == REJECTED else to_string(r.alloc or ()) for r in chunk],
+                         np.array([r.subtime for r in chunk], dtype=float),
+                         np.array([r.walltime for r in chunk], dtype=float),
+                         np.array([r.start for r in chunk], dtype=float), np.array([r.end for r in chunk], dtype=float))
 
 
 def _metadata(first_id: str, attempt: int, workload: str) -> str:
@@ -55,49 +102,48 @@ def _metadata(first_id: str, attempt: int, workload: str) -> str:
     return '"' + text.replace('"', '""') + '"'
 
 
-def run_rows(runs: Iterable[Run] | RunLog) -> Iterator[Row]:
-    """The writer's view of each run: from a ``RunLog``'s columns, or from ``Run`` objects."""
-    if isinstance(runs, RunLog):
-        records, width = runs.records, runs.width
-        for j, attempt, sub, start, end, code, alloc in zip(runs.job, runs.attempt, runs.subtime, runs.start,
-                                                             runs.end, runs.state, runs.alloc):
-            r = records[j]
-            first = str(r.id).zfill(width)
-            yield (f"{first}#{attempt}" if attempt else first, first, attempt, float(r.runtime), sub, r.procs,
-                   float(r.walltime), STATES[code], start, end, alloc)
-        return
-    to_string = ms.to_string
-    for run in runs:
-        alloc = "" if run.state == REJECTED else to_string(run.alloc or ())
-        yield (run.id, run.first_id, run.attempt, run.runtime, run.subtime, run.procs, run.walltime, run.state,
-               run.start, run.end, alloc)
+def _times(column: np.ndarray) -> tuple[str, list]:
+    """How to write a column of times, and its values: ints when all are integral (and not -0.0), else floats."""
+    if (np.floor(column) == column).all() and (np.abs(column) < _EXACT_INT).all() and \
+            not (np.signbit(column) & (column == 0)).any():
+        return _INTEGRAL, column.astype(np.int64).tolist()
+    return _FIXED, column.tolist()
+
+
+class _Profiles(dict):
+    """Delay profile names by runtime, computed once per distinct runtime."""
+
+    def __missing__(self, runtime: float) -> str:
+        name = self[runtime] = profile_name(runtime)
+        return name
 
 
 def out_jobs_chunks(runs: Iterable[Run] | RunLog, workload: str = "w0") -> Iterator[str]:
     """The file's text in pieces of at most :data:`CHUNK_ROWS` rows, in the runs' (completion) order."""
     escaped = workload.replace("%", "%%")
-    row_template, rejected_template = _ROW.format(w=escaped), _REJECTED_ROW.format(w=escaped)
-    profiles: dict[float, str] = {}
-    rows = run_rows(runs)
+    rejected_template = _REJECTED_ROW.format(w=escaped)
+    profiles = _Profiles()
     yield ",".join(COLUMNS) + "\n"
-    while True:
-        lines = []
-        append = lines.append
-        for name, first, attempt, runtime, sub, procs, walltime, state, start, end, alloc in islice(rows, CHUNK_ROWS):
-            profile = profiles.get(runtime)
-            if profile is None:
-                profile = profiles[runtime] = profile_name(runtime)
-            metadata = _metadata(first, attempt, workload) if attempt else '""'
-            if state == REJECTED:
-                append(rejected_template % (name, profile, sub, procs, walltime, metadata))
-                continue
-            execution = end - start
-            turnaround = end - sub
-            append(row_template % (name, profile, sub, procs, walltime, state == _SUCCESS, state, start, execution,
-                                   end, start - sub, turnaround, turnaround / execution if execution > 0 else _NAN,
-                                   alloc, metadata))
-        if not lines:
-            return
+    for c in run_chunks(runs):
+        execution = c.end - c.start
+        turnaround = c.end - c.subtime
+        with np.errstate(divide="ignore", invalid="ignore"):
+            stretch = np.where(execution > 0, turnaround / execution, np.nan)
+        sub, walltime, start, execution, end, wait, turnaround = (
+            _times(col) for col in (c.subtime, c.walltime, c.start, execution, c.end, c.start - c.subtime, turnaround))
+        template = ",".join(("%s", escaped, "%s", sub[0], "%d", walltime[0], "%d", "%s", start[0], execution[0],
+                             end[0], wait[0], turnaround[0], _FIXED, "%s", "-1.000000", "%s"))
+        profile = [profiles[rt] for rt in c.runtimes]
+        metadata = [_metadata(f, a, workload) for f, a in zip(c.firsts, c.attempts)] if any(c.attempts) else \
+            ['""'] * len(c.names)
+        lines = list(map(template.__mod__, zip(
+            c.names, profile, sub[1], c.procs, walltime[1], [state == _SUCCESS for state in c.states], c.states,
+            start[1], execution[1], end[1], wait[1], turnaround[1], stretch.tolist(), c.allocs, metadata)))
+        if REJECTED in c.states:
+            for i, state in enumerate(c.states):
+                if state == REJECTED:
+                    lines[i] = rejected_template % (c.names[i], profile[i], c.subtime[i], c.procs[i], c.walltime[i],
+                                                    metadata[i])
         lines.append("")
         yield "\n".join(lines)
 
@@ -119,35 +165,29 @@ def runs_columns(runs: list[Run] | RunLog, workload: str = "w0") -> dict[str, np
     these columns equals one computed from the written file (or from
     Batsim's); a rejected job has no times (NaN), as in the file.
     """
-    n = len(runs)
-    if isinstance(runs, RunLog):
-        state = np.asarray(STATES, dtype=object)[np.frombuffer(runs.state, dtype=np.uint8)] if n else \
-            np.zeros(0, dtype=object)
-        ids = np.array(runs.names(), dtype=object)
-        sub = np.frombuffer(runs.subtime, dtype=float) if n else np.zeros(0)
-        start = np.frombuffer(runs.start, dtype=float) if n else np.zeros(0)
-        end = np.frombuffer(runs.end, dtype=float) if n else np.zeros(0)
-        procs = np.fromiter(runs.column("procs"), np.int64, n)
-        walltime = np.fromiter(runs.column("walltime"), float, n)
-    else:
-        state = np.array([r.state for r in runs], dtype=object)
-        ids = np.array([r.id for r in runs], dtype=object)
-        sub = np.fromiter((r.subtime for r in runs), float, n)
-        start = np.fromiter((r.start for r in runs), float, n)
-        end = np.fromiter((r.end for r in runs), float, n)
-        procs = np.fromiter((r.procs for r in runs), np.int64, n)
-        walltime = np.fromiter((r.walltime for r in runs), float, n)
-    sub, start, end = np.round(sub, 6), np.round(start, 6), np.round(end, 6)
+    return _columns(_whole(runs), workload)
+
+
+def _whole(runs: list[Run] | RunLog) -> RunColumns:
+    """Every run as one chunk (an empty chunk for no runs)."""
+    return next(run_chunks(runs, max(len(runs), 1)), None) or RunColumns(
+        [], [], [], [], [], [], [], *(np.zeros(0) for _ in range(4)))
+
+
+def _columns(c: RunColumns, workload: str) -> dict[str, np.ndarray]:
+    n = len(c.names)
+    state = np.array(c.states, dtype=object)
     rejected = state == REJECTED
+    sub, start, end = np.round(c.subtime, 6), np.round(c.start, 6), np.round(c.end, 6)
     if rejected.any():
         start[rejected] = np.nan
         end[rejected] = np.nan
     return {
-        "job_id": ids,
+        "job_id": np.array(c.names, dtype=object),
         "workload_name": np.full(n, workload, dtype=object),
         "submission_time": sub,
-        "requested_number_of_resources": procs,
-        "requested_time": np.round(walltime, 6),
+        "requested_number_of_resources": np.array(c.procs, dtype=np.int64),
+        "requested_time": np.round(c.walltime, 6),
         "final_state": state,
         "starting_time": start,
         "execution_time": end - start,
@@ -157,23 +197,23 @@ def runs_columns(runs: list[Run] | RunLog, workload: str = "w0") -> dict[str, np
 
 def all_columns(runs: list[Run] | RunLog, workload: str = "w0") -> dict[str, np.ndarray]:
     """Every column of out_jobs.csv, values as the file has them (for tables and comparisons)."""
-    cols = runs_columns(runs, workload)
+    chunk = _whole(runs)
+    cols = _columns(chunk, workload)
     rejected = cols["final_state"] == REJECTED
     execution, sub, start, end = cols["execution_time"], cols["submission_time"], cols["starting_time"], \
         cols["finish_time"]
     turnaround = end - sub
     with np.errstate(divide="ignore", invalid="ignore"):
         stretch = np.where(execution > 0, turnaround / execution, np.nan)
-    rows = list(run_rows(runs))
     cols.update({
-        "profile": np.array([profile_name(row[3]) for row in rows], dtype=object),
+        "profile": np.array([profile_name(rt) for rt in chunk.runtimes], dtype=object),
         "success": (cols["final_state"] == _SUCCESS).astype(np.int64),
         "waiting_time": start - sub,
         "turnaround_time": turnaround,
         "stretch": np.round(stretch, 6),
-        "allocated_resources": np.array([row[10] for row in rows], dtype=object),
+        "allocated_resources": np.array(chunk.allocs, dtype=object),
         "consumed_energy": np.where(rejected, np.nan, -1.0),
-        "metadata": np.array([_metadata(row[1], row[2], workload)[1:-1].replace('""', '"') for row in rows],
-                             dtype=object),
+        "metadata": np.array([_metadata(f, a, workload)[1:-1].replace('""', '"')
+                              for f, a in zip(chunk.firsts, chunk.attempts)], dtype=object),
     })
     return {c: cols[c] for c in COLUMNS}
