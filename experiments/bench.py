@@ -187,8 +187,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"# command: {' '.join(bftune)} simulate --trace TRACE [options] --out DIR")
     print()
     print("| trace (jobs) | scheduler | simulation jobs/s | `bftune simulate` wall | CPU | whole-process jobs/s "
-          "| peak memory | reference wall | reference peak | time ratio | memory ratio |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|")
+          "| peak memory | reference wall | reference CPU | reference peak | time ratio (wall, CPU) | memory ratio |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     with tempfile.TemporaryDirectory(prefix="bftune-bench-") as tmp:
         work = Path(tmp)
         for trace_path in traces:
@@ -213,10 +213,12 @@ def main(argv: list[str] | None = None) -> int:
                 row = (f"| {name} ({n:,}) | {label} | {n / sim:,.0f} | {wall:.2f} s | {cpu:.2f} s | {n / wall:,.0f} "
                        f"| {peak:.0f} MiB |")
                 if theirs:
-                    rwall, rpeak = median([m.wall for m in theirs]), max(m.peak_mib for m in theirs)
-                    row += f" {rwall:.2f} s | {rpeak:.0f} MiB | {wall / rwall:.2f}x | {peak / rpeak:.1f}x |"
+                    rwall, rcpu = median([m.wall for m in theirs]), median([m.cpu for m in theirs])
+                    rpeak = max(m.peak_mib for m in theirs)
+                    row += (f" {rwall:.2f} s | {rcpu:.2f} s | {rpeak:.0f} MiB | {wall / rwall:.2f}x, {cpu / rcpu:.2f}x "
+                            f"| {peak / rpeak:.1f}x |")
                 else:
-                    row += " - | - | - | - |"
+                    row += " - | - | - | - | - |"
                 print(row, flush=True)
     print()
     print(f"# load average after: {load()}")

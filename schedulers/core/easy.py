@@ -77,6 +77,8 @@ class Easy:
         if not queue.jobs:
             return
         free = machine.free
+        if free.size < queue.min_procs:
+            return  # no waiting job fits: the walk below would start nothing and reserve nothing
         # 1. Primary starts, in order, until the first job that does not fit.
         head: Job | None = None
         fitting: list[Job] = []

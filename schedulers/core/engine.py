@@ -170,7 +170,9 @@ class Core:
             decisions.rejects, self._rejects = self._rejects, []
         if not self.queue.jobs and not self.hooks:
             return decisions  # nothing waits and nothing else wants a say: a pass would be a no-op
-        self.machine.refresh_overdue(now)
+        running = self.machine.by_end.items
+        if running and running[0].expected_end <= now:  # a prediction overrun (rare): re-plan it
+            self.machine.refresh_overdue(now)
         for hook in self.hooks:
             hook.before_pass(self, now, decisions)
         self.algorithm.schedule(self, now, decisions)

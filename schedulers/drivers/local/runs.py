@@ -65,7 +65,8 @@ class RunLog(Sequence[Run]):
     job.  Rows are appended by :meth:`add` when a run ends or is rejected.
     """
 
-    __slots__ = ("records", "width", "job", "attempt", "subtime", "start", "end", "state", "alloc", "info")
+    __slots__ = ("records", "width", "job", "attempt", "subtime", "start", "end", "state", "alloc", "info",
+                 "_appends")
 
     def __init__(self, records: Sequence, width: int) -> None:
         self.records = records
@@ -78,22 +79,25 @@ class RunLog(Sequence[Run]):
         self.state = bytearray()  # STATE_CODE
         self.alloc: list[str] = []  # Batsim's text ("0-3 7"); "" for a rejected job
         self.info: list[dict | None] = []
+        self._appends = (self.job.append, self.attempt.append, self.subtime.append, self.start.append,
+                         self.end.append, self.state.append, self.alloc.append, self.info.append)
 
     def add(self, index: int, job: Job, subtime: float, end: float, state: str) -> None:
         """Row for ``job`` (a run of ``records[index]``), ended at ``end`` in ``state``."""
-        self.job.append(index)
-        self.attempt.append(job.attempt)
-        self.subtime.append(subtime)
-        self.end.append(end)
-        self.state.append(STATE_CODE[state])
+        job_, attempt, subtime_, start, end_, state_, alloc, info = self._appends  # once per run: bound once
+        job_(index)
+        attempt(job.attempt)
+        subtime_(subtime)
+        end_(end)
+        state_(STATE_CODE[state])
         if state == REJECTED:
-            self.start.append(-1.0)
-            self.alloc.append("")
-            self.info.append(None)
+            start(-1.0)
+            alloc("")
+            info(None)
         else:
-            self.start.append(job.start)
-            self.alloc.append(ms.to_string(job.alloc or ()))
-            self.info.append(job.info)
+            start(job.start)
+            alloc(ms.to_string(job.alloc or ()))
+            info(job.info)
 
     def __len__(self) -> int:
         return len(self.job)

@@ -77,7 +77,7 @@ class Simulator:
         self._active: dict[str, tuple[Job, int, float]] = {}
         self._killed_jobs: dict[str, int] = {}  # first run's name -> record index, for reruns' true runtime
         self.finished = RunLog(records, self.width)
-        self._ends: list[tuple[float, int, str]] = []  # (time, tie, run id)
+        self._ends: list[tuple[float, int, str, EndState]] = []  # (time, tie, run id, how it ends)
         self._wakeups: list[float] = []
         self._tie = 0
         self.passes = 0
@@ -103,9 +103,9 @@ class Simulator:
         records = self.records
         ends = self._ends
         for job in decisions.starts:
-            duration = delay_outcome(float(records[active[job.id][1]].runtime), job.walltime)[0]
+            duration, state = delay_outcome(float(records[active[job.id][1]].runtime), job.walltime)
             self._tie += 1
-            heapq.heappush(ends, (now + duration, self._tie, job.id))
+            heapq.heappush(ends, (now + duration, self._tie, job.id, state))
         if decisions.wakeups:
             for t in decisions.wakeups:
                 heapq.heappush(self._wakeups, t)
@@ -146,13 +146,12 @@ class Simulator:
             # Completions at t (normal ends and walltime kills) free machines first.
             happened = False
             while ends and ends[0][0] == t:
-                run_id = heappop(ends)[2]
+                _, _, run_id, state = heappop(ends)
                 if killed_runs and run_id in killed_runs:  # the planned end of a run a kill already ended
                     killed_runs.discard(run_id)
                     continue
                 happened = True
                 job, index, subtime = active.pop(run_id)
-                state = delay_outcome(float(records[index].runtime), job.walltime)[1]
                 finished.add(index, job, subtime, t, state.value)
                 core.end(run_id, t, state)
             while i < n and submits[i] == t:
