@@ -81,13 +81,7 @@ class Simulator:
         self._wakeups: list[float] = []
         self._tie = 0
         self.passes = 0
-        core.runtime_oracle = self.true_runtime
-
-    def true_runtime(self, job: Job) -> float:
-        """The job's actual work (its delay), for clairvoyant baselines only (a rerun's is its job's)."""
-        entry = self._active.get(job.id)
-        index = entry[1] if entry is not None else self._killed_jobs[job.first_id]
-        return float(self.records[index].runtime)
+        self.true_runtime = core.runtime_oracle = _Oracle(records, self._active, self._killed_jobs)
 
     # --- helpers --------------------------------------------------------------
 
@@ -185,6 +179,26 @@ class Simulator:
                                "the scheduler left them waiting with nothing left to wake it")
         return SimResult(runs=finished, m=self.m, workload=self.workload,
                          algorithm=core.describe(), report=core.report(), passes=self.passes)
+
+
+class _Oracle:
+    """A job's actual work (its delay), for clairvoyant baselines only (a rerun's is its job's).
+
+    An object of its own rather than a bound method of the simulator: the
+    core keeps it, and a core -> simulator -> core cycle would keep every
+    replayed period's simulator alive while the garbage collector is paused
+    (the full-feedback selector replays 12 policies per period).
+    """
+
+    __slots__ = ("records", "active", "killed")
+
+    def __init__(self, records: list, active: dict[str, tuple[Job, int, float]], killed: dict[str, int]) -> None:
+        self.records, self.active, self.killed = records, active, killed
+
+    def __call__(self, job: Job) -> float:
+        entry = self.active.get(job.id)
+        index = entry[1] if entry is not None else self.killed[job.first_id]
+        return float(self.records[index].runtime)
 
 
 def _arrival_key(record) -> tuple:
