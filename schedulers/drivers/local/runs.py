@@ -113,7 +113,14 @@ class RunLog(Sequence[Run]):
         return self._run(i)
 
     def __iter__(self) -> Iterator[Run]:
-        return map(self._run, range(len(self.job)))
+        records, width, rejected = self.records, self.width, STATE_CODE[REJECTED]
+        for j, attempt, sub, start, end, code, alloc, info in zip(self.job, self.attempt, self.subtime, self.start,
+                                                                  self.end, self.state, self.alloc, self.info):
+            r = records[j]
+            first = str(r.id).zfill(width)
+            yield Run(f"{first}#{attempt}" if attempt else first, first, r.id, sub, float(r.submit), r.procs,
+                      float(r.walltime), float(r.runtime), r.user, start, end, STATES[code],
+                      None if code == rejected else _intervals(alloc), attempt, info)
 
     def names(self) -> list[str]:
         """Every row's run name (``job_id`` of out_jobs.csv)."""
@@ -130,8 +137,17 @@ class RunLog(Sequence[Run]):
         first = str(r.id).zfill(self.width)
         attempt = self.attempt[i]
         state = STATES[self.state[i]]
-        alloc = None if state == REJECTED else ms.parse(self.alloc[i])
+        alloc = None if state == REJECTED else _intervals(self.alloc[i])
         return Run(id=run_name(first, attempt), first_id=first, seq=r.id, subtime=self.subtime[i],
                    original_submit=float(r.submit), procs=r.procs, walltime=float(r.walltime),
                    runtime=float(r.runtime), user=r.user, start=self.start[i], end=self.end[i], state=state,
                    alloc=alloc, attempt=attempt, info=self.info[i])
+
+
+def _intervals(text: str) -> list[Interval]:
+    """Back from the text ``RunLog.add`` wrote (already normalised, so no sorting): ``"0-3 7"`` -> intervals."""
+    out: list[Interval] = []
+    for token in text.split():
+        a, _, b = token.partition("-")
+        out.append((int(a), int(b)) if b else (int(a), int(a)))
+    return out
