@@ -394,31 +394,26 @@ class _Column:
     """One field of the kept jobs (``column[kept]``), turned into Python numbers a slice at a time.
 
     With ``share`` (fields that repeat: runtimes, requested times, users,
-    executables), every row gets the same Python object for the same value,
-    as a dictionary of values would give: CEA-Curie's records then hold
-    about 30 MB fewer int objects.  Values are those of the careful path
-    either way (``times``: int when integral, float otherwise).
+    executables), every row gets the same Python object for the same value
+    (a dictionary of the values seen, ``setdefault`` mapped over a slice in
+    C): CEA-Curie's records then hold about 30 MB fewer int objects.  Values
+    are those of the careful path either way (``times``: int when integral,
+    float otherwise; an integral value is never a float, so no int and float
+    of equal value meet in one dictionary).
     """
 
-    __slots__ = ("column", "times", "objects", "inverse")
+    __slots__ = ("column", "times", "shared")
 
     def __init__(self, column, kept, times: bool, share: bool) -> None:
-        import numpy as np
-
         self.column, self.times = column[kept], times
-        self.objects: list | None = None
-        self.inverse = None
-        if share:
-            distinct, inverse = np.unique(self.column, return_inverse=True)
-            self.objects = _times(distinct) if times else distinct.tolist()
-            self.inverse = inverse.astype(np.int32)
-            self.column = None
+        self.shared: dict | None = {} if share else None
 
     def values(self, lo: int, hi: int) -> list:
-        if self.objects is not None:
-            return list(map(self.objects.__getitem__, self.inverse[lo:hi].tolist()))
         part = self.column[lo:hi]
-        return _times(part) if self.times else part.tolist()
+        values = _times(part) if self.times else part.tolist()
+        if self.shared is not None:
+            values = list(map(self.shared.setdefault, values, values))
+        return values
 
 
 def _comment_lines(data: bytes) -> list[str]:
