@@ -145,7 +145,7 @@ def test_a_negative_swf_job_id_is_malformed(tmp_path, capsys):
 
 def test_the_fast_swf_path_leaves_negative_ids_to_the_careful_one():
     text = SWF.format(LINE.format(id=-4))
-    assert _parse_fast(text, "t.swf", None, None, "t") is None
+    assert _parse_fast([text.encode()], "t.swf", None, None, "t") is None  # the fast path reads bytes
     with pytest.raises(WorkloadError, match="t.swf:2: field 1"):
         parse_swf(text, source="t.swf")
 
