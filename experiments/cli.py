@@ -223,7 +223,7 @@ def cmd_options(args: argparse.Namespace) -> int:
     print("Scheduler options (pybatsim -o JSON and campaign TOML names; command-line flags):")
     for option in OPTIONS.values():
         flag = option.cli or "(no flag)"
-        needs = f"; needs {option.requires.says}" if option.requires else ""
+        needs = f"; needs {option.needs()}" if option.requires else ""
         print(f"  {option.name:<{width}}  {flag:<16} default {option.doc_default():<10} {option.help}{needs}")
     return 0
 

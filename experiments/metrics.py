@@ -118,6 +118,7 @@ def summarize(cols: Columns, m: int, tau: float = 10.0) -> dict:
     end, submit, wait, runtime = jobs["end"], jobs["submit"], jobs["wait"], jobs["runtime"]
     span = float(end.max() - submit.min())
     work = float((runtime * q).sum())
+    wasted = float(jobs["wasted_work"].sum())
     kills = jobs["kills"]
     restarted = kills > 0
     n_restarted = int(restarted.sum())
@@ -139,6 +140,10 @@ def summarize(cols: Columns, m: int, tau: float = 10.0) -> dict:
         "max_bsld": float(bsld.max()),
         "mwbs": float((bsld * q).sum() / q.sum()),
         "utilization": work / (m * span) if span > 0 else math.nan,
+        # The PV-EASY study's Table 5: all work done, killed runs included, and the killed runs'
+        # work alone, over m x (last end - first submission) - the capacity of "utilization".
+        "total_load": (work + wasted) / (m * span) if span > 0 else math.nan,
+        "wasted_load": wasted / (m * span) if span > 0 else math.nan,
         "makespan": float(end.max()),
         "first_submit": float(submit.min()),
         "avg_turnaround": float((end - submit).mean()),
@@ -146,9 +151,50 @@ def summarize(cols: Columns, m: int, tau: float = 10.0) -> dict:
         "killed_runs": int((state == KILLED).sum()),
         "restarted_jobs": n_restarted,
         "killed_jobs": n_restarted,  # jobs killed at least once (each was restarted)
-        "wasted_work": float(jobs["wasted_work"].sum()),
+        "preempted_share": n_restarted / n,  # the PV-EASY study's "# JobPreempted / # Total Job"
+        "wasted_work": wasted,
         "mean_kills_per_restarted_job": mean_kills,
         "mean_rtw": mean_rtw,
         "tau": tau,
         "m": int(m),
     }
+
+
+def _slowdowns(bsld: np.ndarray, q: np.ndarray, mask: np.ndarray, prefix: str) -> dict:
+    n = int(mask.sum())
+    return {f"{prefix}_jobs": n,
+            f"{prefix}_mbs": float(bsld[mask].mean()) if n else math.nan,
+            f"{prefix}_mwbs": float((bsld[mask] * q[mask]).sum() / q[mask].sum()) if n else math.nan}
+
+
+def fairness_metrics(cols: Columns, per_job: dict, m: int, tau: float = 10.0) -> dict:
+    """The fairness monitor's per-job findings joined with the out_jobs table (the PV-EASY study).
+
+    ``per_job`` is ``FairnessMonitor``'s ``fairness_jobs`` report (blocked and
+    backfilled job ids, reservation violations as id -> delay from
+    reservation).  Returns the slowdowns of blocked jobs (MBS, MWBS), all and
+    grouped by size: big when q > m/4 (the study's Figures 2-3), and for the
+    reservation violations the mean parallelism of the victims and the
+    slowdown increment delay / max(p, tau) of each (its Table 2).
+    """
+    jobs = merge_jobs(cols)
+    bsld = bounded_slowdown(jobs, tau)
+    q = jobs["procs"].astype(float)
+    ids = jobs["job"]
+    blocked = np.isin(ids, np.asarray(list(per_job.get("blocked", ())), dtype=object))
+    big = q > m / 4
+    out: dict = {}
+    for prefix, mask in (("blocked", blocked), ("blocked_big", blocked & big), ("blocked_small", blocked & ~big)):
+        out.update(_slowdowns(bsld, q, mask, prefix))
+    violations = per_job.get("violations") or {}
+    victim = np.isin(ids, np.asarray(list(violations), dtype=object))
+    if victim.any():
+        delay = np.asarray([violations[j] for j in ids[victim]], dtype=float)
+        increment = delay / np.maximum(jobs["runtime"][victim], tau)
+        out.update({"reservation_violation_mean_procs": float(q[victim].mean()),
+                    "reservation_violation_si_mean": float(increment.mean()),
+                    "reservation_violation_si_max": float(increment.max())})
+    else:
+        out.update({"reservation_violation_mean_procs": 0.0, "reservation_violation_si_mean": 0.0,
+                    "reservation_violation_si_max": 0.0})
+    return out

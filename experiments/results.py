@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
-from bftune.experiments.metrics import Columns, summarize
+from bftune.experiments.metrics import Columns, fairness_metrics, summarize
 from bftune.files import atomic_write_text
 
 
@@ -55,7 +55,11 @@ def build_summary(df: Columns, m: int, tau: float, config: dict, cleaning: dict 
     if workload:
         summary["workload"] = dict(workload)
     if extra:
+        extra = dict(extra)
+        per_job = extra.pop("fairness_jobs", None)  # the fairness monitor's per-job findings
         summary.update(extra)
+        if per_job is not None and isinstance(summary.get("fairness"), dict):
+            summary["fairness"] = {**summary["fairness"], **fairness_metrics(df, per_job, m, tau)}
     return summary
 
 

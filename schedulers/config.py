@@ -20,15 +20,18 @@ from typing import Callable
 
 from bftune.learning.classifier import RuntimeClassifier
 from bftune.learning.decoupled import DecoupledClassifier
+from bftune.learning.predictors import make_predictor
 from bftune.learning.selectors import make_selector
 from bftune.schedulers.core.durations import format_duration
 from bftune.schedulers.core.easy import Easy
-from bftune.schedulers.core.engine import Core, Hook
+from bftune.schedulers.core.engine import Algorithm, Core, Hook
 from bftune.schedulers.core.ordering import Order
+from bftune.schedulers.core.pveasy import PvEasy
 from bftune.schedulers.drivers.local.simulator import PeriodReplay
 from bftune.schedulers.hooks.classified import SmallFirst
 from bftune.schedulers.hooks.fairness import FairnessMonitor
 from bftune.schedulers.hooks.killing import KillOnceAfter
+from bftune.schedulers.hooks.prediction import Prediction
 from bftune.schedulers.hooks.selection import PolicySelection
 from bftune.schedulers.options import DURATIONS, OPTIONS, ConfigError, applies, check_requirements, parse_options
 
@@ -46,14 +49,16 @@ def _default(name: str):
 class SchedulerConfig:
     """Everything that defines a scheduler; the fields are the option table's options.
 
-    Defaults (the table's) are EASY-FCFS, count model.
+    Defaults (the table's) are EASY-FCFS, count model, walltimes as estimates.
     """
 
+    scheduler: str = _default("scheduler")  # easy | pv-easy
     policy: str = _default("policy")  # primary order (Pr)
     backfill_policy: str | None = _default("backfill_policy")  # Pb; None = same as policy
     threshold: float = _default("threshold")  # Theta, seconds
     reservation: str = _default("reservation")
     backfill: bool = _default("backfill")  # False = strict order, no backfilling
+    predictor: str = _default("predictor")  # planning estimates: walltime | last | exact | virtual:X
     kill_after: float | None = _default("kill_after")  # test option: kill each job once at this elapsed time
     fairness: bool = _default("fairness")  # also measure unfair delay and reservation violations (SPEC 3)
     seed: int = _default("seed")
@@ -133,15 +138,22 @@ class SchedulerConfig:
         if self.selector is not None:
             policy = self.policy if self.selector == "fixed" else "|".join(self.candidates)
             theta = "" if self.threshold == math.inf else f", {format_duration(self.threshold)}"
-            return f"EASY({self.selector}[{policy}] per {format_duration(self.period)}{theta})"
-        return self.build_algorithm().describe()
+            base = f"EASY({self.selector}[{policy}] per {format_duration(self.period)}{theta})"
+        else:
+            base = self.build_algorithm().describe()
+        return base if self.predictor == "walltime" or not self.backfill else f"{base} predictor={self.predictor}"
 
-    def build_algorithm(self) -> Easy:
+    def build_algorithm(self) -> Algorithm:
         primary, backfill = self.orders()
+        if self.scheduler == "pv-easy":
+            return PvEasy(primary)
         return Easy(primary, backfill, reservation=self.reservation, backfill_enabled=self.backfill)
 
     def build_hooks(self) -> list[Hook]:
         hooks: list[Hook] = []
+        if self.predictor != "walltime" and self.backfill:
+            # First, so that every other hook sees a job's planning estimate.
+            hooks.append(Prediction(make_predictor(self.predictor, self.seed)))
         if self.kill_after is not None:
             hooks.append(KillOnceAfter(self.kill_after))
         if self.selector is not None:

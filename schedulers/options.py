@@ -16,10 +16,11 @@ wrote it (``--threshold``, ``threshold``, ``[online] threshold``).  A typed
 validation library would still need one custom parser per option; the table
 is those parsers, with nothing in between.
 
-An option may *require* another one (``epsilon`` means nothing without a
-selector, ``reservation`` nothing without backfilling): an option given
-explicitly while its requirement is unmet is an error, not silently
-ignored, and :meth:`SchedulerConfig.to_dict` leaves such options out.
+An option may *require* others (``epsilon`` means nothing without a
+selector, ``reservation`` nothing without backfilling, a backfilling order
+nothing under PV-EASY, which has its own): an option given explicitly while
+a requirement is unmet is an error, not silently ignored, and
+:meth:`SchedulerConfig.to_dict` leaves such options out.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from typing import Any, Callable, Iterable, Sequence
 
 from bftune.learning.decoupled import LEARNING_MODES
 from bftune.learning.features import FEATURE_MODES
+from bftune.learning.predictors import PREDICTORS, PredictorError, parse_predictor
 from bftune.learning.selectors import SELECTORS
 from bftune.schedulers.core.durations import DurationError, format_duration, parse_duration
 from bftune.schedulers.core.easy import RESERVATION_MODELS
@@ -83,7 +85,11 @@ class Option:
     cli_value: Any = None
     choices: Sequence[str] | None = None
     aliases: tuple[str, ...] = ()
-    requires: Requirement | None = None
+    requires: tuple[Requirement, ...] = ()
+
+    def needs(self) -> str:
+        """The requirements as an error or the docs say them: "--scheduler easy and backfilling"."""
+        return " and ".join(r.says for r in self.requires)
 
     def doc_default(self) -> str:
         if self.default is None:
@@ -196,6 +202,13 @@ def integer(minimum: int | None = None, maximum: int | None = None) -> Parser:
     return parse
 
 
+def predictor(value: Any, where: str) -> str:
+    try:
+        return parse_predictor(value)
+    except PredictorError as exc:
+        raise ConfigError(f"{where}: {exc}") from None
+
+
 def boolean(value: Any, where: str) -> bool:
     if not isinstance(value, bool):
         raise ConfigError(f"{where}: expected true or false, got {value!r}")
@@ -210,9 +223,22 @@ def text(value: Any, where: str) -> str:
 
 # --- the table ------------------------------------------------------------------------------
 
+def _is_unset(value: Any) -> bool:
+    return value is None
+
+
+def _is_easy(value: Any) -> bool:
+    return value == "easy"
+
+
+#: The scheduling algorithms (``SchedulerConfig.build_algorithm`` builds each).
+SCHEDULERS = ("easy", "pv-easy")
+
 SELECTOR = Requirement("selector", _is_set, "--selector")
 CLASSIFIER = Requirement("classifier", _is_set, "--classifier")
+NO_CLASSIFIER = Requirement("classifier", _is_unset, "no --classifier")
 BACKFILLING = Requirement("backfill", _is_true, "backfilling (drop --no-backfilling)")
+EASY = Requirement("scheduler", _is_easy, "--scheduler easy")
 
 DURATIONS = {"threshold", "kill_after", "period"}
 
@@ -223,54 +249,64 @@ DURATIONS = {"threshold", "kill_after", "period"}
 MIN_PERIOD = 3600.0
 
 _TABLE = (
-    Option("policy", policy_name, "FCFS", "queue order of both EASY queues (Pr); see `bftune policies`",
+    Option("scheduler", choice(SCHEDULERS), "easy",
+           "EASY backfilling (SPEC 2) or PV-EASY: shadow-load preemption and venture backfilling (SPEC 7)",
+           "scheduler", cli="--scheduler", choices=SCHEDULERS),
+    Option("policy", policy_name, "FCFS",
+           "queue order of both EASY queues (Pr), PV-EASY's priority; see `bftune policies`",
            "scheduler", cli="--policy", metavar="POLICY", aliases=("primary",)),
     Option("backfill_policy", optional(policy_name), None, "backfilling order Pb (default: the primary order)",
-           "scheduler", cli="--backfill", metavar="POLICY", aliases=("bf_policy",), requires=BACKFILLING),
+           "scheduler", cli="--backfill", metavar="POLICY", aliases=("bf_policy",), requires=(BACKFILLING, EASY)),
     Option("threshold", duration(infinite=True), math.inf,
            "waiting-time threshold Theta: jobs waiting longer go first, by r (40h, 2d, 3600, inf)",
            "scheduler", cli="--threshold", metavar="DURATION"),
     Option("reservation", choice(RESERVATION_MODELS), "count",
            "reservation model: count (the studies') or machines (batsched easy_bf's)",
-           "scheduler", cli="--reservation", choices=RESERVATION_MODELS, requires=BACKFILLING),
+           "scheduler", cli="--reservation", choices=RESERVATION_MODELS, requires=(BACKFILLING, EASY)),
     Option("backfill", boolean, True, "backfilling on (false: strict order)", "scheduler",
-           cli="--no-backfilling", cli_value=False),
+           cli="--no-backfilling", cli_value=False, requires=(EASY,)),
+    Option("predictor", predictor, "walltime",
+           "runtime prediction EASY and PV-EASY plan with (the walltime stays the kill time): the user's "
+           "walltime, last (Last Model), exact (true runtime), virtual:X (p(1+U(-X,X)), X in [0, 1), seeded) "
+           f"({' | '.join(PREDICTORS)})",
+           "scheduler", cli="--predictor", metavar="P", requires=(BACKFILLING, NO_CLASSIFIER)),
     Option("kill_after", optional(duration(infinite=False, positive=True)), None,
            "test option: kill every job once when it has run this long, and requeue it",
            "scheduler", cli="--kill-after", metavar="DURATION"),
     Option("fairness", boolean, False, "also measure unfair delay and reservation violations (slower)",
            "scheduler", cli="--fairness", cli_value=True),
-    Option("seed", integer(minimum=0, maximum=MAX_SEED), 0, "seed of the selectors' and the classifier's randomness",
+    Option("seed", integer(minimum=0, maximum=MAX_SEED), 0,
+           "seed of the selectors', the classifier's and virtual predictions' randomness",
            "scheduler", cli="--seed", metavar="N"),
     Option("selector", optional(choice(SELECTORS)), None,
            "switch the policy of both queues at every period boundary (SPEC 4)",
-           "online policy selection", cli="--selector", choices=tuple(SELECTORS)),
+           "online policy selection", cli="--selector", choices=tuple(SELECTORS), requires=(EASY,)),
     Option("period", duration(infinite=False, positive=True, minimum=MIN_PERIOD,
                               why=": a period far shorter than a job measures nothing"),
            7 * 86400.0, "period Delta (1d, 1w, ...; at least 1h)",
-           "online policy selection", cli="--period", metavar="DURATION", requires=SELECTOR),
+           "online policy selection", cli="--period", metavar="DURATION", requires=(SELECTOR,)),
     Option("candidates", policy_list, list(SELECTION_DEFAULT),
            "comma-separated candidate policies", "online policy selection", cli="--candidates",
-           metavar="P1,P2,...", requires=SELECTOR),
+           metavar="P1,P2,...", requires=(SELECTOR,)),
     Option("decay", number(0, 1, low_open=True), 1.0, "decay lambda of past periods' costs, in (0, 1]",
-           "online policy selection", cli="--decay", metavar="X", requires=SELECTOR),
+           "online policy selection", cli="--decay", metavar="X", requires=(SELECTOR,)),
     Option("epsilon", number(0, 1), 0.1, "bandit exploration probability, in [0, 1]",
-           "online policy selection", cli="--epsilon", metavar="X", requires=SELECTOR),
+           "online policy selection", cli="--epsilon", metavar="X", requires=(SELECTOR,)),
     Option("noise", number(0, 1, high_open=True), 0.2,
            "noisy feedback: factors uniform in [1-x, 1+x], x in [0, 1)",
-           "online policy selection", cli="--noise", metavar="X", requires=SELECTOR),
+           "online policy selection", cli="--noise", metavar="X", requires=(SELECTOR,)),
     Option("classifier", optional(choice(CLASSIFIER_MODES)), None,
            "small jobs first: rf (online random forest) or a clairvoyant baseline (SPEC 5)",
-           "small/large classification", cli="--classifier", choices=CLASSIFIER_MODES),
+           "small/large classification", cli="--classifier", choices=CLASSIFIER_MODES, requires=(EASY,)),
     Option("safeguard", boolean, True, "kill small-queue jobs that run past the divider, requeue them as large",
-           "small/large classification", cli="--no-safeguard", cli_value=False, requires=CLASSIFIER),
+           "small/large classification", cli="--no-safeguard", cli_value=False, requires=(CLASSIFIER,)),
     Option("features", choice(FEATURE_MODES), FEATURE_MODES[0],
            "lag/aggregate features from jobs finished by the last retraining (weekly, the study's) or by now (live)",
-           "small/large classification", cli="--features", choices=FEATURE_MODES, requires=CLASSIFIER),
+           "small/large classification", cli="--features", choices=FEATURE_MODES, requires=(CLASSIFIER,)),
     Option("learning", choice(LEARNING_MODES), LEARNING_MODES[0],
            "training data from the jobs as they finish in this schedule (online) or, as study 004 did, from the "
            "trace at each week's end (decoupled; weekly features)",
-           "small/large classification", cli="--learning", choices=LEARNING_MODES, requires=CLASSIFIER),
+           "small/large classification", cli="--learning", choices=LEARNING_MODES, requires=(CLASSIFIER,)),
     Option("unix_start_time", optional(integer()), None,
            "the trace's UnixStartTime, for calendar features (bftune reads it from the trace)",
            "small/large classification"),
@@ -316,18 +352,15 @@ def parse_options(raw: dict, where: Callable[[str], str] = str) -> dict:
 def check_requirements(given: dict, where: Callable[[str], str] = str) -> None:
     """An option given explicitly must have its requirement met (else it would be ignored)."""
     for name in given:
-        req = OPTIONS[name].requires
-        if req is None:
-            continue
-        other = given.get(req.name, OPTIONS[req.name].default)
-        if not req.holds(other):
-            raise ConfigError(f"{where(name)} needs {req.says}")
+        for req in OPTIONS[name].requires:
+            other = given.get(req.name, OPTIONS[req.name].default)
+            if not req.holds(other):
+                raise ConfigError(f"{where(name)} needs {req.says}")
 
 
 def applies(name: str, values: dict) -> bool:
     """Whether option ``name`` means anything given the other values (for ``to_dict``)."""
-    req = OPTIONS[name].requires
-    return req is None or req.holds(values.get(req.name, OPTIONS[req.name].default))
+    return all(req.holds(values.get(req.name, OPTIONS[req.name].default)) for req in OPTIONS[name].requires)
 
 
 def markdown_table() -> str:
@@ -338,7 +371,7 @@ def markdown_table() -> str:
         meaning = o.help
         if o.choices:
             meaning += " (" + " \\| ".join(o.choices) + ")"
-        if o.requires is not None:
-            meaning += f"; needs {o.requires.says}"
+        if o.requires:
+            meaning += f"; needs {o.needs()}"
         rows.append(f"| `{o.name}` | {flag} | {o.doc_default()} | {meaning} |")
     return "\n".join(rows)

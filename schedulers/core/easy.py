@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Container
 
 from bftune.schedulers.core import machines as ms
 from bftune.schedulers.core.decisions import Decisions
@@ -36,6 +37,37 @@ class Reservation:
     shadow: float  # s: when the head is expected to start
     extra: int  # count model: processors spare at s
     machines: list  # machines model: R
+
+
+def shadow_time(by_end, avail: int, q: int, skip: Container[str] | None = None) -> tuple[float, int, list[Job]]:
+    """The earliest expected time at which a job of ``q`` processors can start (``avail < q``).
+
+    ``avail`` processors are available now; running jobs (``by_end``: in
+    order of expected end) add theirs when they are expected to end, except
+    those whose id is in ``skip`` (PV-EASY counts its shadow load as
+    available already).  Returns the shadow time (inf if never), the
+    processors available then (every job expected to end at or before it
+    counted) and the jobs released by then.
+    """
+    shadow = math.inf
+    released: list[Job] = []
+    it = iter(by_end)
+    for job in it:
+        if skip is not None and job.id in skip:
+            continue
+        avail += job.procs
+        released.append(job)
+        if avail >= q:
+            shadow = job.expected_end
+            break
+    for job in it:  # jobs ending at the shadow time too
+        if job.expected_end > shadow:
+            break
+        if skip is not None and job.id in skip:
+            continue
+        avail += job.procs
+        released.append(job)
+    return shadow, avail, released
 
 
 class Easy:
@@ -100,28 +132,16 @@ class Easy:
             # only for metrics, which compute it themselves when they need it.
             return
         # 2. Reservation of the head.
-        q_h = head.procs
-        avail = nfree
-        shadow = math.inf
-        released: list = []
-        by_end = machine.by_end
-        it = iter(by_end)
-        for job in it:
-            avail += job.procs
-            released.append(job)
-            if avail >= q_h:
-                shadow = job.expected_end
-                break
-        for job in it:  # jobs ending at the shadow time too
-            if job.expected_end > shadow:
-                break
-            avail += job.procs
-            released.append(job)
+        shadow, avail, released = shadow_time(machine.by_end, nfree, head.procs)
         # 3. Backfilling in Pb order.
         if self.reservation == "count":
-            self._backfill_count(core, head, now, shadow, avail - q_h, decisions)
+            self._backfill_count(core, head, now, shadow, avail - head.procs, decisions)
         else:
             self._backfill_machines(core, head, now, shadow, released, decisions)
+
+    def expected_start(self, core, head: Job, now: float) -> float:
+        """When the blocked ``head`` is expected to start: EASY's shadow time from every running job."""
+        return shadow_time(core.machine.by_end, core.machine.free.size, head.procs)[0]
 
     def _backfill_count(self, core, head: Job, now: float, shadow: float, extra: int, decisions: Decisions) -> None:
         free = core.machine.free.size

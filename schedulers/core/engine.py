@@ -40,7 +40,9 @@ class Algorithm(Protocol):
     ``priority`` is the order that defines which waiting job comes first
     (fairness metrics and preemption read it); ``use_order`` replaces every
     order the algorithm sorts by (a selector's switch); ``may_kill`` says
-    whether a pass may kill running jobs (preemption).
+    whether a pass may kill running jobs (preemption); ``expected_start`` is
+    when the algorithm expects a blocked first job to start, by its own rule
+    (the fairness metrics' reservation violations read it).
     """
 
     may_kill: bool
@@ -51,6 +53,8 @@ class Algorithm(Protocol):
     def use_order(self, order: Order) -> None: ...
 
     def schedule(self, core: "Core", now: float, decisions: Decisions) -> None: ...
+
+    def expected_start(self, core: "Core", head: Job, now: float) -> float: ...
 
     def describe(self) -> str: ...
 

@@ -53,6 +53,22 @@ class Order:
     def promoted(self, job: Job, now: float) -> bool:
         return now - job.submit > self.threshold
 
+    def rank(self, job: Job, now: float) -> tuple:
+        """A job's place in this order at ``now``, comparable across jobs (lower goes first).
+
+        The same order as ``WaitingQueue.iterate`` (threshold promotion
+        included), for any job, waiting or running: what "higher priority"
+        means for PV-EASY's shadow load and for the fairness metrics.
+        """
+        if now - job.submit > self.threshold:
+            return (0, job.submit, job.seq, job.id)
+        return (1, *self.key(job, now))
+
+    @property
+    def static(self) -> bool:
+        """Whether ``rank`` never changes with time (no waiting-time term, no threshold)."""
+        return not self.policy.dynamic and self.threshold == math.inf
+
     def describe(self) -> str:
         s = self.policy.name
         if self.by_class:
@@ -68,6 +84,18 @@ def _fcfs_key(job: Job) -> tuple[float, int, str]:
 
 def _procs(job: Job) -> int:
     return job.procs
+
+
+class RankKey:
+    """Picklable key function: a job's rank under a static order (``Order.rank`` at any time)."""
+
+    __slots__ = ("order",)
+
+    def __init__(self, order: Order) -> None:
+        self.order = order
+
+    def __call__(self, job: Job) -> tuple:
+        return self.order.rank(job, 0.0)
 
 
 class _StaticKey:

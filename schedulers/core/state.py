@@ -2,14 +2,21 @@
 
 from __future__ import annotations
 
+from bisect import bisect_right
+from typing import Callable, Hashable
 
 from bftune.schedulers.core.jobs import Job
 from bftune.schedulers.core.machines import Interval, MachineSet
+from bftune.schedulers.core.ordering import Order, RankKey
 from bftune.schedulers.core.sortedindex import SortedIndex
 
 
 def _end_key(job: Job) -> tuple[float, int, str]:
     return (job.expected_end, job.seq, job.id)
+
+
+def _first(pair: tuple) -> tuple:
+    return pair[0]
 
 
 class MachineState:
@@ -22,6 +29,34 @@ class MachineState:
         self.free = MachineSet.full(m)
         self.running: dict[str, Job] = {}
         self.by_end: SortedIndex[Job] = SortedIndex(_end_key)
+        self._indexes: dict[Hashable, SortedIndex[Job]] = {}  # running jobs by other static keys
+
+    def running_index(self, ident: Hashable, key: Callable[[Job], tuple]) -> SortedIndex[Job]:
+        """The running jobs sorted by ``key`` (unique, never changing), kept up to date from now on.
+
+        Created on first use under ``ident``; an algorithm that needs its
+        running jobs in priority order (PV-EASY's shadow load) asks for one
+        instead of sorting them at every pass.  Nothing is maintained for
+        a core that never asks.
+        """
+        index = self._indexes.get(ident)
+        if index is None:
+            index = self._indexes[ident] = SortedIndex(key, self.running.values())
+        return index
+
+    def ranked_below(self, order: Order, job: Job, now: float) -> list[Job]:
+        """The running jobs that rank below ``job`` in ``order`` at ``now`` (lower priority), highest first.
+
+        PV-EASY's shadow load when ``job`` is the first waiting job, and the
+        jobs that make a head's wait unfair.  Static orders keep an index of
+        the running jobs by rank; others rank them at every call.
+        """
+        rank = order.rank(job, now)
+        if order.static:
+            index = self.running_index(("rank", order), RankKey(order))
+            return index.items[bisect_right(index.keys, rank):]
+        ranked = sorted(((order.rank(j, now), j) for j in self.running.values()), key=_first)
+        return [j for r, j in ranked if r > rank]
 
     @property
     def free_count(self) -> int:
@@ -34,10 +69,14 @@ class MachineState:
         job.expected_end = now + job.estimate
         self.running[job.id] = job
         self.by_end.add(job)
+        for index in self._indexes.values():
+            index.add(job)
 
     def finish(self, job_id: str) -> Job:
         job = self.running.pop(job_id)
         self.by_end.remove(job)
+        for index in self._indexes.values():
+            index.remove(job)
         self.free.add(job.alloc)
         return job
 

@@ -25,18 +25,20 @@ def test_spf_head_blocked_by_a_longer_running_job_is_unfairly_delayed():
     assert f["reserved_jobs"] == 1 and f["reservation_violations"] == 0
 
 
-def test_saf_newcomer_overtakes_a_reserved_job_which_is_a_violation():
+def test_saf_newcomer_overtakes_a_reserved_job_which_misses_its_reservation_benignly():
     # m=2, SAF.  Job 1 (q2, p~100, area 200) runs 0..100.  Job 2 (q2, p~50, area 100) arrives at 1
     # and is reserved at 100.  Job 3 (q2, p~10, area 20) arrives at 2 and becomes the head: it starts
-    # at 100, job 2 at 110 > 100: one violation of 10 s.  Unfair: job 2 for 1..2 (job 1 has lower
-    # priority), job 3 for 2..100; at 100 job 2 waits behind the higher-priority job 3: fair.
+    # at 100, job 2 at 110 > 100: its reservation is missed by 10 s (SPEC 3's literal count), but
+    # only a job of higher priority delayed it: the study's benign case, no violation.  Unfair: job 2
+    # for 1..2 (job 1 has lower priority), job 3 for 2..100; at 100 job 2 waits behind the
+    # higher-priority job 3: fair.
     jobs = [JobRecord(1, 0, 2, 100, 100), JobRecord(2, 1, 2, 50, 50), JobRecord(3, 2, 2, 10, 10)]
     f, starts = fairness(jobs, 2, policy="SAF")
     assert starts == {"0000001": 0, "0000003": 100, "0000002": 110}
-    assert f["reservation_violations"] == 1 and f["reservation_violation_max"] == 10
+    assert f["reservation_missed"] == 1 and f["reservation_missed_max"] == 10
+    assert f["reservation_violations"] == 0
     assert f["unfair_delay_total"] == 1 + 98 and f["unfair_delay_jobs"] == 2
-
-
+    assert f["blocked_jobs"] == 2 and f["backfilled_jobs"] == 0  # jobs 2 (at 1) and 3 (at 2)
 def test_easy_fcfs_never_violates_a_reservation():
     trace = generate(2000, 64, seed=8)
     f, _ = fairness(trace.jobs, trace.max_procs, policy="FCFS")

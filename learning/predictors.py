@@ -1,0 +1,193 @@
+"""Runtime predictors (SPEC section 7): what a scheduler plans with instead of the walltime.
+
+A predictor turns a job, at its submission, into a predicted runtime; the
+walltime stays the kill time.  The scheduler-side hook
+(``bftune.schedulers.hooks.prediction``) clamps a prediction to
+[``MIN_PREDICTION``, walltime] and makes it the job's planning estimate
+(``Job.estimate``), so EASY's reservations and backfilling and PV-EASY's
+venture backfilling all use it, and policies that read p~ (SPF...) read it
+too.  A running job past its prediction is expected to run to its walltime
+(``MachineState.refresh_overdue``).
+
+- ``walltime``: the user's request (no prediction; the default).
+- ``last``: Last Model (Tsafrir et al.; the PV-EASY study): the ratio p/p~ of
+  the user's last finished run, times this job's p~; p~ when the user has no
+  finished run yet or no known id.  Runs ended by a scheduler kill carry no
+  runtime and teach nothing; a run killed at its walltime teaches ratio 1.
+- ``exact``: the true runtime (clairvoyant upper bound).
+- ``virtual:X``: the study's "virtual" predictor p * (1 + U(-X, X)), 0 <= X < 1;
+  its mean absolute relative error is about X/2.  U comes from a counter-based
+  generator keyed by (seed, job number), not from a stream, so that a job's
+  prediction does not depend on the order in which jobs are seen: both
+  backends, and a rerun, get the same value.
+
+Predictions are made once, at submission (a rerun is predicted again, with
+what has been learnt since): waiting jobs keep their estimate, which the
+queue's sorted indexes rely on.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Protocol
+
+#: Smallest planning estimate: policies divide by p~, and a 0 s plan says nothing.
+MIN_PREDICTION = 1.0
+
+_MASK = (1 << 64) - 1
+
+
+class PredictorError(ValueError):
+    """An unknown predictor name or a malformed parameter; the message lists the choices."""
+
+
+def splitmix64(x: int) -> int:
+    """SplitMix64's finaliser: a well-mixed 64-bit hash of an integer (Steele et al., 2014)."""
+    x = (x + 0x9E3779B97F4A7C15) & _MASK
+    x = ((x ^ (x >> 30)) * 0xBF58476D1CE4E5B9) & _MASK
+    x = ((x ^ (x >> 27)) * 0x94D049BB133111EB) & _MASK
+    return x ^ (x >> 31)
+
+
+def uniform(seed: int, n: int) -> float:
+    """A uniform number in [0, 1) determined by (seed, n) alone."""
+    return (splitmix64((seed * 0x100000001B3 + n) & _MASK) >> 11) * (1.0 / (1 << 53))
+
+
+Oracle = Callable[[], float]  # the job's true runtime, asked for only by clairvoyant predictors
+
+
+class Predictor(Protocol):
+    """Predicts a job's runtime at submission; learns from finished runs."""
+
+    name: str
+    clairvoyant: bool  # needs the true runtime (the driver's oracle)
+
+    def predict(self, seq: int, user: int, walltime: float, runtime: Oracle) -> float: ...
+
+    def observe(self, user: int, runtime: float, walltime: float) -> None: ...
+
+    def report(self) -> dict: ...
+
+
+class WalltimePredictor:
+    name = "walltime"
+    clairvoyant = False
+
+    def predict(self, seq: int, user: int, walltime: float, runtime: Oracle) -> float:
+        return walltime
+
+    def observe(self, user: int, runtime: float, walltime: float) -> None:
+        pass
+
+    def report(self) -> dict:
+        return {}
+
+
+class ExactPredictor:
+    name = "exact"
+    clairvoyant = True
+
+    def predict(self, seq: int, user: int, walltime: float, runtime: Oracle) -> float:
+        return runtime()
+
+    def observe(self, user: int, runtime: float, walltime: float) -> None:
+        pass
+
+    def report(self) -> dict:
+        return {}
+
+
+@dataclass
+class VirtualPredictor:
+    """p * (1 + U(-x, x)), U keyed by (seed, job number)."""
+
+    x: float
+    seed: int = 0
+    clairvoyant = True
+
+    @property
+    def name(self) -> str:
+        return f"virtual:{self.x:g}"
+
+    def predict(self, seq: int, user: int, walltime: float, runtime: Oracle) -> float:
+        u = uniform(self.seed, seq)
+        return runtime() * (1.0 + self.x * (2.0 * u - 1.0))
+
+    def observe(self, user: int, runtime: float, walltime: float) -> None:
+        pass
+
+    def report(self) -> dict:
+        return {"x": self.x, "seed": self.seed}
+
+
+class LastModel:
+    """The user's last finished run's p/p~, times this job's p~ (p~ without history)."""
+
+    name = "last"
+    clairvoyant = False
+
+    def __init__(self) -> None:
+        self.ratio: dict[int, float] = {}  # user -> p/p~ of the last finished run
+        self.no_user = 0  # predictions made for jobs without a user id (walltime used)
+        self.no_history = 0  # predictions made for users with no finished run yet (walltime used)
+        self.predicted = 0  # predictions from history
+
+    def predict(self, seq: int, user: int, walltime: float, runtime: Oracle) -> float:
+        if user < 0:
+            self.no_user += 1
+            return walltime
+        ratio = self.ratio.get(user)
+        if ratio is None:
+            self.no_history += 1
+            return walltime
+        self.predicted += 1
+        return walltime * ratio
+
+    def observe(self, user: int, runtime: float, walltime: float) -> None:
+        if user >= 0 and walltime > 0:
+            self.ratio[user] = runtime / walltime
+
+    def report(self) -> dict:
+        out = {"from_history": self.predicted, "no_history": self.no_history, "no_user_id": self.no_user}
+        if self.no_user and not self.predicted and not self.no_history:
+            out["note"] = "the workload has no user ids: Last Model fell back to walltimes for every job"
+        elif self.no_user:
+            out["note"] = f"{self.no_user} predictions for jobs without a user id used the walltime"
+        return out
+
+
+#: Predictor names as users write them (``virtual`` takes its X after a colon).
+PREDICTORS: tuple[str, ...] = ("walltime", "last", "exact", "virtual:X")
+
+
+def parse_predictor(text: str) -> str:
+    """Normalise a predictor spelling (``Last``, ``virtual:0.20``) or raise PredictorError."""
+    if not isinstance(text, str) or not text.strip():
+        raise PredictorError(f"expected a predictor ({' | '.join(PREDICTORS)}), got {text!r}")
+    name, sep, arg = text.strip().lower().partition(":")
+    if name in ("walltime", "last", "exact"):
+        if sep:
+            raise PredictorError(f"predictor {name} takes no parameter, got {text!r}")
+        return name
+    if name == "virtual":
+        try:
+            x = float(arg)
+        except ValueError:
+            raise PredictorError(f"virtual:X needs a number X in [0, 1), got {text!r}") from None
+        if not 0.0 <= x < 1.0:
+            raise PredictorError(f"virtual:X needs X in [0, 1) (the maximum relative error), got {text!r}")
+        return f"virtual:{x:g}"
+    raise PredictorError(f"unknown predictor {text!r}; choose one of {' | '.join(PREDICTORS)}")
+
+
+def make_predictor(spec: str, seed: int = 0) -> Predictor:
+    """A fresh predictor from a (normalised or not) spelling."""
+    spec = parse_predictor(spec)
+    if spec == "walltime":
+        return WalltimePredictor()
+    if spec == "last":
+        return LastModel()
+    if spec == "exact":
+        return ExactPredictor()
+    return VirtualPredictor(float(spec.partition(":")[2]), seed)

@@ -1,0 +1,155 @@
+"""PV-EASY: shadow-load preemption and venture backfilling (SPEC section 7).
+
+Priority is an ``Order`` (FCFS by default, the study's).  A running job is
+*shadow* while some waiting job has higher priority - equivalently, while it
+ranks below the first waiting job h, since step 1 leaves no waiting job
+ahead of h - and *sunny* otherwise; a backfilled job turns sunny by itself
+once nothing of higher priority waits (nothing is recorded: the rank decides
+at every pass).
+
+One pass:
+
+1. walk the queue in priority order, taking every job that fits, until the
+   first job h that does not;
+2. shadow-load preemption: if h would fit with the processors of the shadow
+   load, kill shadow jobs from the lowest priority upward until it does
+   (killing stops as soon as h fits; nothing is killed when even the whole
+   shadow load would not make room).  Killed runs restart from scratch with
+   their original r_j and priority (``Job.rerun``);
+3. venture backfilling: h's reservation s comes from the sunny load only
+   (shadow processors count as available, they can be preempted), with the
+   jobs' planning estimates (a predictor's, else walltimes); first the
+   waiting jobs that fit now and are predicted to end by s, nearest
+   predicted completion first (ties: r, then id); then, while processors
+   stay idle, further waiting jobs that fit, in priority order, whatever
+   their prediction.
+
+Kills and the two backends.  A killed job keeps its machines until the
+driver reports the kill done (the local simulator: a second batch at the
+same instant; Batsim: JOB_COMPLETED(KILLED) + JOB_KILLED in a later message
+of the same instant).  So a pass that preempts decides its kills *and
+nothing else*: the starts of step 1 and h itself are left to the pass that
+follows the acknowledgement, at the same simulated time, when the freed
+machines are really free and the reruns wait in the queue with their
+original priority (so "requeue the killed jobs and go back to 1" happens
+literally).  That pass finds the same jobs fitting plus h, may preempt again
+for the next blocked job (another round at the same instant), and ends with
+venture backfilling.  While any kill is in flight a pass decides nothing, so
+an acknowledgement split over several messages cannot change a decision.
+Both backends therefore make the same decisions, kills and reruns included,
+and no processor is ever promised twice.
+"""
+
+from __future__ import annotations
+
+from bftune.schedulers.core import machines as ms
+from bftune.schedulers.core.decisions import Decisions
+from bftune.schedulers.core.easy import shadow_time
+from bftune.schedulers.core.jobs import Job
+from bftune.schedulers.core.ordering import Order
+from bftune.schedulers.core.policies import SPF
+
+PREEMPTION = "shadow-load preemption"
+#: Venture backfilling's first step walks waiting jobs by planning estimate (SPF on the
+#: estimate), so that the queue keeps that index for it.
+_BY_ESTIMATE = Order(SPF)
+
+
+class PvEasy:
+    """Preemptive venture EASY backfilling over a priority order."""
+
+    may_kill = True
+
+    def __init__(self, priority: Order) -> None:
+        self._priority = priority
+
+    @property
+    def priority(self) -> Order:
+        return self._priority
+
+    def use_order(self, order: Order) -> None:
+        self._priority = order
+
+    def describe(self) -> str:
+        return f"PV-EASY({self._priority.describe()})"
+
+    # --- the pass ---------------------------------------------------------------------------
+
+    def schedule(self, core, now: float, decisions: Decisions) -> None:
+        if core.killing:
+            return  # machines in flux: the pass after the acknowledgement decides
+        queue = core.queue
+        if not queue.jobs:
+            return
+        order = self._priority
+        free = core.machine.free.size
+        # 1. Priority starts while they fit (taken now, applied below unless step 2 preempts).
+        fitting: list[Job] = []
+        head: Job | None = None
+        for job in queue.iterate(order, now):
+            if job.procs <= free:
+                fitting.append(job)
+                free -= job.procs
+            else:
+                head = job
+                break
+        shadow: list[Job] = []
+        if head is not None:
+            shadow = self.shadow_load(core, head, now)
+            shadow_procs = sum(job.procs for job in shadow)
+            # 2. Shadow-load preemption, only when it makes the head fit.
+            if free + shadow_procs >= head.procs:
+                missing = head.procs - free
+                for job in reversed(shadow):  # lowest priority first
+                    core.kill(job, PREEMPTION, decisions, requeue=job.rerun())
+                    missing -= job.procs
+                    if missing <= 0:
+                        break
+                return
+        machine_free = core.machine.free
+        for job in fitting:
+            core.start(job, ms.lowest(machine_free.intervals, job.procs), now, decisions)
+        if head is not None and free > 0 and free >= queue.min_procs:
+            self._venture(core, head, now, shadow, decisions)
+
+    def shadow_load(self, core, head: Job, now: float) -> list[Job]:
+        """The running jobs ranked below ``head`` (the first waiting job), highest priority first."""
+        return core.machine.ranked_below(self._priority, head, now)
+
+    def expected_start(self, core, head: Job, now: float) -> float:
+        """When the blocked ``head`` is expected to start: from the sunny load only."""
+        shadow = self.shadow_load(core, head, now)
+        avail = core.machine.free.size + sum(job.procs for job in shadow)
+        return shadow_time(core.machine.by_end, avail, head.procs, {job.id for job in shadow})[0]
+
+    def _venture(self, core, head: Job, now: float, shadow: list[Job], decisions: Decisions) -> None:
+        queue = core.queue
+        machine = core.machine
+        free = machine.free.size
+        avail = free + sum(job.procs for job in shadow)
+        reserve, _, _ = shadow_time(machine.by_end, avail, head.procs, {job.id for job in shadow})
+        chosen: list[Job] = []
+        taken: set[str] = {head.id}
+        # 3a. Jobs predicted to end by the reservation, nearest predicted completion first.
+        horizon = reserve - now
+        for job in queue.iterate(_BY_ESTIMATE, now):
+            if job.estimate > horizon:
+                break
+            if job.procs <= free and job.id not in taken:
+                chosen.append(job)
+                taken.add(job.id)
+                free -= job.procs
+                if free == 0:
+                    break
+        # 3b. Idle processors left: further jobs that fit, in priority order, whatever their prediction.
+        if free > 0 and free >= queue.min_procs:
+            for job in queue.iterate(self._priority, now):
+                if job.procs <= free and job.id not in taken:
+                    chosen.append(job)
+                    taken.add(job.id)
+                    free -= job.procs
+                    if free == 0:
+                        break
+        machine_free = machine.free
+        for job in chosen:
+            core.start(job, ms.lowest(machine_free.intervals, job.procs), now, decisions)

@@ -1,0 +1,60 @@
+"""Runtime predictions as planning estimates: a core hook around a ``learning.predictors`` predictor.
+
+At submission a job's estimate becomes the predictor's value clamped to
+[``MIN_PREDICTION``, walltime] (a prediction above the walltime means nothing:
+the job is killed there).  The walltime stays the kill time, and a job still
+running past its prediction is planned to its walltime by the core
+(``MachineState.refresh_overdue``).  Finished runs (ended by themselves or at
+their walltime, never by a scheduler kill) are fed back to the predictor.
+
+The report says how good the predictions were on the runs that finished:
+mean absolute relative error |estimate - p| / p (p > 0) and the share of
+under-predictions.
+"""
+
+from __future__ import annotations
+
+from bftune.learning.predictors import MIN_PREDICTION, Predictor
+from bftune.schedulers.core.engine import Core, Hook
+from bftune.schedulers.core.jobs import EndState, Job
+
+
+class OracleMissingError(RuntimeError):
+    """A clairvoyant predictor ran without a driver that knows true runtimes."""
+
+
+class Prediction(Hook):
+    def __init__(self, predictor: Predictor) -> None:
+        self.predictor = predictor
+        self._abs_error = 0.0
+        self._scored = 0
+        self._under = 0
+
+    def on_submit(self, core: Core, job: Job, now: float) -> None:
+        predictor = self.predictor
+
+        def runtime() -> float:
+            if core.runtime_oracle is None:
+                raise OracleMissingError(f"predictor {predictor.name} needs the true runtimes, "
+                                         "which this driver does not provide")
+            return core.runtime_oracle(job)
+
+        value = predictor.predict(job.seq, job.user, job.walltime, runtime)
+        job.estimate = min(max(value, MIN_PREDICTION), job.walltime)
+
+    def on_end(self, core: Core, job: Job, now: float, state: EndState) -> None:
+        if state is EndState.COMPLETED_KILLED:
+            return
+        ran = now - job.start
+        self.predictor.observe(job.user, ran, job.walltime)
+        if ran > 0:
+            self._abs_error += abs(job.estimate - ran) / ran
+            self._scored += 1
+            self._under += job.estimate < ran
+
+    def report(self) -> dict:
+        out = {"name": self.predictor.name, **self.predictor.report()}
+        if self._scored:
+            out["mean_abs_relative_error"] = self._abs_error / self._scored
+            out["under_predicted_share"] = self._under / self._scored
+        return {"predictor": out}
