@@ -14,6 +14,11 @@ too.  A running job past its prediction is expected to run to its walltime
   the user's last finished run, times this job's p~; p~ when the user has no
   finished run yet or no known id.  Runs ended by a scheduler kill carry no
   runtime and teach nothing; a run killed at its walltime teaches ratio 1.
+  "Last finished" means: ended strictly before the prediction's instant,
+  the latest end, and among runs ending at that same instant the one of the
+  highest job number.  Batsim delivers the events of one instant in no fixed
+  order (completions and submissions may even come in separate messages),
+  so this is what makes a prediction the same on both backends.
 - ``exact``: the true runtime (clairvoyant upper bound).
 - ``virtual:X``: the study's "virtual" predictor p * (1 + U(-X, X)), 0 <= X < 1;
   its mean absolute relative error is about X/2.  U comes from a counter-based
@@ -63,9 +68,9 @@ class Predictor(Protocol):
     name: str
     clairvoyant: bool  # needs the true runtime (the driver's oracle)
 
-    def predict(self, seq: int, user: int, walltime: float, runtime: Oracle) -> float: ...
+    def predict(self, seq: int, user: int, walltime: float, runtime: Oracle, now: float) -> float: ...
 
-    def observe(self, user: int, runtime: float, walltime: float) -> None: ...
+    def observe(self, seq: int, user: int, runtime: float, walltime: float, now: float) -> None: ...
 
     def report(self) -> dict: ...
 
@@ -74,10 +79,10 @@ class WalltimePredictor:
     name = "walltime"
     clairvoyant = False
 
-    def predict(self, seq: int, user: int, walltime: float, runtime: Oracle) -> float:
+    def predict(self, seq: int, user: int, walltime: float, runtime: Oracle, now: float) -> float:
         return walltime
 
-    def observe(self, user: int, runtime: float, walltime: float) -> None:
+    def observe(self, seq: int, user: int, runtime: float, walltime: float, now: float) -> None:
         pass
 
     def report(self) -> dict:
@@ -88,10 +93,10 @@ class ExactPredictor:
     name = "exact"
     clairvoyant = True
 
-    def predict(self, seq: int, user: int, walltime: float, runtime: Oracle) -> float:
+    def predict(self, seq: int, user: int, walltime: float, runtime: Oracle, now: float) -> float:
         return runtime()
 
-    def observe(self, user: int, runtime: float, walltime: float) -> None:
+    def observe(self, seq: int, user: int, runtime: float, walltime: float, now: float) -> None:
         pass
 
     def report(self) -> dict:
@@ -110,11 +115,11 @@ class VirtualPredictor:
     def name(self) -> str:
         return f"virtual:{self.x:g}"
 
-    def predict(self, seq: int, user: int, walltime: float, runtime: Oracle) -> float:
+    def predict(self, seq: int, user: int, walltime: float, runtime: Oracle, now: float) -> float:
         u = uniform(self.seed, seq)
         return runtime() * (1.0 + self.x * (2.0 * u - 1.0))
 
-    def observe(self, user: int, runtime: float, walltime: float) -> None:
+    def observe(self, seq: int, user: int, runtime: float, walltime: float, now: float) -> None:
         pass
 
     def report(self) -> dict:
@@ -128,25 +133,38 @@ class LastModel:
     clairvoyant = False
 
     def __init__(self) -> None:
-        self.ratio: dict[int, float] = {}  # user -> p/p~ of the last finished run
+        # user -> [(end, seq, ratio) of the latest end, of the latest end before that]
+        self._last: dict[int, list[tuple[float, int, float] | None]] = {}
         self.no_user = 0  # predictions made for jobs without a user id (walltime used)
         self.no_history = 0  # predictions made for users with no finished run yet (walltime used)
         self.predicted = 0  # predictions from history
 
-    def predict(self, seq: int, user: int, walltime: float, runtime: Oracle) -> float:
+    def predict(self, seq: int, user: int, walltime: float, runtime: Oracle, now: float) -> float:
         if user < 0:
             self.no_user += 1
             return walltime
-        ratio = self.ratio.get(user)
-        if ratio is None:
+        last = self._last.get(user)
+        known = None
+        if last is not None:
+            known = last[0] if last[0][0] < now else last[1]  # only runs that ended before now
+        if known is None:
             self.no_history += 1
             return walltime
         self.predicted += 1
-        return walltime * ratio
+        return walltime * known[2]
 
-    def observe(self, user: int, runtime: float, walltime: float) -> None:
-        if user >= 0 and walltime > 0:
-            self.ratio[user] = runtime / walltime
+    def observe(self, seq: int, user: int, runtime: float, walltime: float, now: float) -> None:
+        if user < 0 or walltime <= 0:
+            return
+        entry = (now, seq, runtime / walltime)
+        last = self._last.get(user)
+        if last is None:
+            self._last[user] = [entry, None]
+        elif now > last[0][0]:
+            last[1] = last[0]
+            last[0] = entry
+        elif entry > last[0]:  # same instant: the highest job number wins, whatever the order of events
+            last[0] = entry
 
     def report(self) -> dict:
         out = {"from_history": self.predicted, "no_history": self.no_history, "no_user_id": self.no_user}

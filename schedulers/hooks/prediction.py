@@ -39,14 +39,14 @@ class Prediction(Hook):
                                          "which this driver does not provide")
             return core.runtime_oracle(job)
 
-        value = predictor.predict(job.seq, job.user, job.walltime, runtime)
+        value = predictor.predict(job.seq, job.user, job.walltime, runtime, now)
         job.estimate = min(max(value, MIN_PREDICTION), job.walltime)
 
     def on_end(self, core: Core, job: Job, now: float, state: EndState) -> None:
         if state is EndState.COMPLETED_KILLED:
             return
         ran = now - job.start
-        self.predictor.observe(job.user, ran, job.walltime)
+        self.predictor.observe(job.seq, job.user, ran, job.walltime, now)
         if ran > 0:
             self._abs_error += abs(job.estimate - ran) / ran
             self._scored += 1

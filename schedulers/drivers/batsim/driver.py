@@ -350,8 +350,12 @@ class BatsimDriver:
             self._load_expected_submissions(ev)
 
     def true_runtime(self, job: Job) -> float:
-        """The job's actual work: the delay of its Batsim profile (clairvoyant baselines only)."""
-        entry = self._jobs.get(self._batsim_id.get(job.id, ""))
+        """The job's actual work: the delay of its Batsim profile (clairvoyant baselines only).
+
+        A rerun is asked about while its kill is acknowledged, before it is
+        registered: it has its job's profile, so its job answers.
+        """
+        entry = self._jobs.get(self._batsim_id.get(job.id) or self._batsim_id.get(job.first_id, ""))
         if entry is None:
             raise BatsimSetupError(f"no Batsim job is known for {job.id!r}")
         if entry.runtime is None:
