@@ -198,3 +198,40 @@ def test_preset_sets_cleaning_classifier_options_and_tau_unless_given(tmp_path):
     assert main(["simulate", "--trace", str(swf), "--preset", "study004-text", "--classifier", "rf",
                  "--out", str(tmp_path / "c")]) == 0
     assert json.loads((tmp_path / "c" / "summary.json").read_text())["config"]["learning"] == "decoupled"
+
+
+def test_pv_easy_and_predictors_on_the_command_line(tmp_path):
+    """As a user types it: PV-EASY with Last Model, its metrics in summary.json, bad input as one line."""
+    swf = tmp_path / "w.swf"
+    lines = [swf_line(1, 0, 10, 8, 100, user=1), swf_line(2, 20, 100, 5, 100, user=2),
+             swf_line(3, 21, 50, 8, 50, user=3), swf_line(4, 22, 200, 3, 900, user=1)]
+    swf.write_text(SWF_HEADER + "\n".join(lines) + "\n")
+    out = tmp_path / "pv"
+    proc = subprocess.run(["bftune", "simulate", "--trace", str(swf), "--scheduler", "pv-easy", "--predictor", "last",
+                           "--policy", "FCFS", "--fairness", "--out", str(out)], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert "PV-EASY(FCFS) predictor=last" in proc.stdout and "killed runs           1" in proc.stdout
+    s = json.loads((out / "summary.json").read_text())
+    assert s["config"]["scheduler"] == "pv-easy" and s["config"]["predictor"] == "last"
+    assert s["killed_runs"] == 1 and s["preempted_share"] == 0.25 and s["wasted_load"] > 0
+    assert s["fairness"]["reservation_violations"] == 0 and s["fairness"]["strict_fairness_violations"] == 0
+    assert s["predictor"]["from_history"] >= 1 and "fairness_jobs" not in s
+    for argv, message in (
+        (["--predictor", "virtual:1.5"], "--predictor: virtual:X needs X in [0, 1)"),
+        (["--predictor", "bogus"], "--predictor: unknown predictor 'bogus'"),
+        (["--scheduler", "pv-easy", "--backfill", "SPF"], "--backfill needs --scheduler easy"),
+        (["--predictor", "last", "--no-backfilling"], "--predictor needs backfilling"),
+    ):
+        proc = subprocess.run(["bftune", "simulate", "--trace", str(swf), *argv], capture_output=True, text=True)
+        assert proc.returncode == 2 and "Traceback" not in proc.stderr
+        assert proc.stderr.strip() == f"bftune: error: {message}" or message in proc.stderr, proc.stderr
+
+
+def test_last_model_without_user_ids_falls_back_to_walltimes_and_says_so(tmp_path):
+    swf = tmp_path / "nouser.swf"
+    swf.write_text(SWF_HEADER + "\n".join(swf_line(i, i, 10, 2, 100, user=-1) for i in range(1, 6)) + "\n")
+    out = tmp_path / "o"
+    assert main(["simulate", "--trace", str(swf), "--predictor", "last", "--out", str(out)]) == 0
+    predictor = json.loads((out / "summary.json").read_text())["predictor"]
+    assert predictor["no_user_id"] == 5 and predictor["from_history"] == 0
+    assert "no user ids" in predictor["note"]
