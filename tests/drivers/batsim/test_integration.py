@@ -23,7 +23,7 @@ from bftune.experiments.batsim_run import (
     run_batsim,
 )
 from bftune.schedulers.config import SchedulerConfig
-from locations import KTH, REPO, SHARED
+from locations import CTC, KTH, REPO, SHARED
 
 GOLDEN = SHARED / "batsim"
 
@@ -209,3 +209,39 @@ def test_a_job_that_can_never_run_is_rejected_the_same_way_by_both_backends(tmp_
     local = {line.split(",")[0]: line for line in (tmp_path / "local" / "out_jobs.csv").read_text().splitlines()}
     assert rows["0000002"] == local["0000002"] == '0000002,w0,d10,0.000000,9,20.000000,0,REJECTED,,,,,,,,,""'
     assert report["summaries"]["rejected"] == {"local": 1, "batsim": 1}
+
+
+@pytest.fixture(scope="module")
+def ctc430():
+    """The first 3,000 kept jobs of CTC-SP2 on the PV-EASY study's 430 processors."""
+    if not CTC.exists():
+        pytest.skip(f"{CTC} is not available (the ../shared checkout is missing)")
+    from bftune.workloads.swf import read_swf
+
+    return head(read_swf(CTC, max_procs=430), 3000)
+
+
+@pytest.mark.parametrize("options", [
+    {"scheduler": "pv-easy", "predictor": "last"},
+    {"scheduler": "pv-easy", "predictor": "virtual:0.4", "seed": 7},
+    {"scheduler": "pv-easy", "policy": "SAF", "threshold": "20h", "predictor": "exact"},
+    {"predictor": "last"},
+], ids=["PV-EASY-last", "PV-EASY-virtual40", "PV-EASY-SAF-20h-exact", "EASY-last"])
+def test_pv_easy_compare_clean_on_ctc(ctc430, tmp_path, options):
+    """Preemption inside real Batsim: every kill is acknowledged in a later message of the same
+    instant, the head starts then, and both backends take the same decisions, kills and reruns
+    included, on 3,000 CTC-SP2 jobs."""
+    config = SchedulerConfig.from_options({**options, "fairness": True})
+    report = compare_backends(ctc430, config, tmp_path, timeout=120)
+    assert report["mismatches"] == 0, report["first"]
+    assert report["kill_differences"] == 0
+    kills = report["kills"]["batsim"]
+    if options.get("scheduler") == "pv-easy":
+        assert kills > 50 and report["rows"]["batsim"] == 3000 + kills
+    local = json.loads((tmp_path / "local" / "summary.json").read_text())
+    batsim = json.loads((tmp_path / "batsim" / "summary.json").read_text())
+    assert local["fairness"] == batsim["fairness"]  # the monitor sees the same passes on both sides
+    assert local["predictor"] == batsim["predictor"]
+    if options.get("scheduler") == "pv-easy":
+        assert batsim["fairness"]["strict_fairness_violations"] == 0
+        assert batsim["fairness"]["reservation_violations"] == 0
