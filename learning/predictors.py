@@ -34,7 +34,7 @@ queue's sorted indexes rely on.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, Protocol
+from typing import Protocol
 
 #: Smallest planning estimate: policies divide by p~, and a 0 s plan says nothing.
 MIN_PREDICTION = 1.0
@@ -59,16 +59,13 @@ def uniform(seed: int, n: int) -> float:
     return (splitmix64((seed * 0x100000001B3 + n) & _MASK) >> 11) * (1.0 / (1 << 53))
 
 
-Oracle = Callable[[], float]  # the job's true runtime, asked for only by clairvoyant predictors
-
-
 class Predictor(Protocol):
     """Predicts a job's runtime at submission; learns from finished runs."""
 
     name: str
-    clairvoyant: bool  # needs the true runtime (the driver's oracle)
+    clairvoyant: bool  # needs the true runtime (the driver's oracle); others are given 0
 
-    def predict(self, seq: int, user: int, walltime: float, runtime: Oracle, now: float) -> float: ...
+    def predict(self, seq: int, user: int, walltime: float, runtime: float, now: float) -> float: ...
 
     def observe(self, seq: int, user: int, runtime: float, walltime: float, now: float) -> None: ...
 
@@ -79,7 +76,7 @@ class WalltimePredictor:
     name = "walltime"
     clairvoyant = False
 
-    def predict(self, seq: int, user: int, walltime: float, runtime: Oracle, now: float) -> float:
+    def predict(self, seq: int, user: int, walltime: float, runtime: float, now: float) -> float:
         return walltime
 
     def observe(self, seq: int, user: int, runtime: float, walltime: float, now: float) -> None:
@@ -93,8 +90,8 @@ class ExactPredictor:
     name = "exact"
     clairvoyant = True
 
-    def predict(self, seq: int, user: int, walltime: float, runtime: Oracle, now: float) -> float:
-        return runtime()
+    def predict(self, seq: int, user: int, walltime: float, runtime: float, now: float) -> float:
+        return runtime
 
     def observe(self, seq: int, user: int, runtime: float, walltime: float, now: float) -> None:
         pass
@@ -115,9 +112,9 @@ class VirtualPredictor:
     def name(self) -> str:
         return f"virtual:{self.x:g}"
 
-    def predict(self, seq: int, user: int, walltime: float, runtime: Oracle, now: float) -> float:
+    def predict(self, seq: int, user: int, walltime: float, runtime: float, now: float) -> float:
         u = uniform(self.seed, seq)
-        return runtime() * (1.0 + self.x * (2.0 * u - 1.0))
+        return runtime * (1.0 + self.x * (2.0 * u - 1.0))
 
     def observe(self, seq: int, user: int, runtime: float, walltime: float, now: float) -> None:
         pass
@@ -139,7 +136,7 @@ class LastModel:
         self.no_history = 0  # predictions made for users with no finished run yet (walltime used)
         self.predicted = 0  # predictions from history
 
-    def predict(self, seq: int, user: int, walltime: float, runtime: Oracle, now: float) -> float:
+    def predict(self, seq: int, user: int, walltime: float, runtime: float, now: float) -> float:
         if user < 0:
             self.no_user += 1
             return walltime

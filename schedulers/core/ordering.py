@@ -62,7 +62,9 @@ class Order:
         """
         if now - job.submit > self.threshold:
             return (0, job.submit, job.seq, job.id)
-        return (1, *self.key(job, now))
+        if self.by_class:
+            return (1, job.qclass, self.policy.key(job, now), job.submit, job.seq, job.id)
+        return (1, self.policy.key(job, now), job.submit, job.seq, job.id)
 
     @property
     def static(self) -> bool:

@@ -32,13 +32,12 @@ class Prediction(Hook):
 
     def on_submit(self, core: Core, job: Job, now: float) -> None:
         predictor = self.predictor
-
-        def runtime() -> float:
+        runtime = 0.0
+        if predictor.clairvoyant:
             if core.runtime_oracle is None:
                 raise OracleMissingError(f"predictor {predictor.name} needs the true runtimes, "
                                          "which this driver does not provide")
-            return core.runtime_oracle(job)
-
+            runtime = core.runtime_oracle(job)
         value = predictor.predict(job.seq, job.user, job.walltime, runtime, now)
         job.estimate = min(max(value, MIN_PREDICTION), job.walltime)
 
