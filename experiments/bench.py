@@ -64,6 +64,7 @@ CONFIGS: dict[str, tuple[str, list[str], list[str] | None]] = {
              ["bandit-onpolicy", "{swf}", "--clairvoyant", "--period=604800", "--threshold=144000",
               f"--policies={OCAML_12}"]),
     "rf": ("classifier (rf, SAF)", ["--classifier", "rf", "--policy", "SAF"], None),
+    "pvlast": ("PV-EASY(FCFS) + Last Model", ["--scheduler", "pv-easy", "--predictor", "last"], None),
 }
 
 
