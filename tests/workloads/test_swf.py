@@ -112,9 +112,11 @@ def test_each_cleaning_rule_counts_its_drops_once(tmp_path):
         "runtime_le_0": 2,
         "walltime_le_0": 1,
         "walltime_lt_runtime": 1,
+        "never_started": 0,
         "walltime_from_runtime": 0,
         "overruns_kept": 0,
         "walltime_raised": 0,
+        "runtime_raised": 0,
     }
     assert list(trace.cleaning) == list(CLEANING_KEYS)
     assert dropped_jobs(trace) == len(lines) - len(trace)
@@ -156,6 +158,14 @@ def test_named_cleanings_on_a_hand_made_trace():
     assert conv.cleaning["missing_procs"] == 1 and conv.cleaning["runtime_le_0"] == 1
     assert len(conv) + dropped_jobs(conv) == len(PRESET_LINES)
     assert all(j.runtime < j.walltime for j in conv.jobs)  # the converter never lets Batsim kill a job
+
+    ran = parse_swf(text, cleaning="ran")
+    # every job with an allocation: the 0 s run becomes 1 s, job 4 (never allocated) is dropped
+    assert [(j.id, j.procs, j.runtime, j.walltime) for j in ran.jobs] == \
+        [(1, 4, 10, 100), (2, 1, 101, 100), (3, 1, 1, 100), (5, 1, 40, 40), (6, 1, 60, 70), (7, 3, 12.5, 1000)]
+    assert ran.cleaning["never_started"] == 1 and ran.cleaning["runtime_raised"] == 1
+    assert ran.cleaning["overruns_kept"] == 1 and ran.cleaning["walltime_from_runtime"] == 1
+    assert dropped_jobs(ran) == 1
 
 
 def test_unknown_cleaning_is_refused(tmp_path):
@@ -310,6 +320,19 @@ def test_kth_sp2_study_job_sets():
     assert statistics.median(j.runtime for j in read_swf(KTH).jobs) == 805  # SPEC's cleaning: not the study's
     conv = read_swf(KTH, cleaning="batsim-converter")
     assert len(conv) == len(keep) and conv.cleaning["walltime_raised"] == 13_069
+
+
+def test_pv_easy_study_job_sets():
+    """Study 003 counts every CTC-SP2 record (77,222) and 223,407 SDSC-BLUE jobs of mean parallelism
+    41.5910 and mean runtime 4,381 s: the records of jobs that ran are those job sets (BLUE within 0.2 %)."""
+    ctc = read_swf(shared_trace(SHARED_WORKLOADS / "CTC-SP2-1996-3.1-cln.swf.gz"), cleaning="ran", max_procs=430)
+    assert len(ctc) == 77_222 and dropped_jobs(ctc) == 0
+    assert ctc.cleaning["overruns_kept"] == 7_174 and ctc.cleaning["runtime_raised"] == 17
+    assert round(sum(j.procs for j in ctc.jobs) / len(ctc), 4) == 10.9853  # the study's Table 3
+    blue = read_swf(shared_trace(SHARED_WORKLOADS / "SDSC-BLUE-2000-4.2-cln.swf.gz"), cleaning="ran")
+    assert len(blue) == 223_790 and blue.cleaning["never_started"] == 19_516
+    assert abs(sum(j.procs for j in blue.jobs) / len(blue) - 41.5910) < 0.05
+    assert abs(sum(j.runtime for j in blue.jobs) / len(blue) - 4381) < 10
 
 
 def test_lublin_needs_walltime_fallback():

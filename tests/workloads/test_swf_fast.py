@@ -33,7 +33,7 @@ def test_fast_path_equals_careful_path_on_archive_traces(monkeypatch, path):
     _same(fast, slow)
 
 
-@pytest.mark.parametrize("cleaning", ["keep-overruns", "batsim-converter"])
+@pytest.mark.parametrize("cleaning", ["keep-overruns", "batsim-converter", "ran"])
 def test_fast_path_equals_careful_path_for_named_cleanings(monkeypatch, cleaning):
     text = HEADER + "\n".join([
         line(1, 0, -1, 10.5, 2, 3.25, -1, 2, 20, -1, 1, 7),
@@ -46,7 +46,7 @@ def test_fast_path_equals_careful_path_for_named_cleanings(monkeypatch, cleaning
     ]) + "\n"
     fast, slow = _both(monkeypatch, lambda: swf.parse_swf(text, source="t.swf", cleaning=cleaning))
     _same(fast, slow)
-    assert len(fast) == 5 if cleaning == "keep-overruns" else len(fast) == 4
+    assert len(fast) == {"keep-overruns": 5, "batsim-converter": 4, "ran": 5}[cleaning]
 
 
 HEADER = "; MaxProcs: 4\n; UnixStartTime: 100\n"
