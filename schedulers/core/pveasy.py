@@ -120,6 +120,8 @@ class PvEasy:
         """When the blocked ``head`` is expected to start: from the sunny load only."""
         shadow = self.shadow_load(core, head, now)
         avail = core.machine.free.size + sum(job.procs for job in shadow)
+        if avail >= head.procs:
+            return now  # preemption makes room now
         return shadow_time(core.machine.by_end, avail, head.procs, {job.id for job in shadow})[0]
 
     def _venture(self, core, head: Job, now: float, shadow: list[Job], decisions: Decisions) -> None:

@@ -6,7 +6,8 @@ promotion included).  After every pass the monitor looks at the first
 waiting job h:
 
 - *blocked jobs*: jobs that were h while not fitting, at some pass (the
-  study's "first blocked job"); each gets a *reservation* the first time, by
+  study's "first blocked job"; in a PV-EASY pass that preempts, the job it
+  preempts for); each gets a *reservation* the first time, by
   the algorithm's own rule (``Algorithm.expected_start``: EASY's shadow time
   from every running job, PV-EASY's from the sunny load);
 - *backfilled jobs*: jobs whose final run was started while a job of higher
@@ -84,18 +85,27 @@ class FairnessMonitor(Hook):
                 self.backfilled.discard(job.first_id)
 
     def after_pass(self, core: Core, now: float, decisions: Decisions) -> None:
+        if core.killing and not decisions.kills:
+            return  # kills of an earlier pass not yet acknowledged: a transitional state, same instant
         order = core.algorithm.priority
-        head = next(iter(core.queue.iterate(order, now)), None)
+        machine = core.machine
+        # The blocked job of this pass: the first, in priority order, that does not fit once the
+        # jobs before it are taken.  After an ordinary pass that is the first waiting job; a pass
+        # that preempts leaves the jobs it will start to the acknowledgement's pass, and its
+        # blocked job is the one it preempts for.
+        free = machine.free_count
+        head = None
+        for job in core.queue.iterate(order, now):
+            if job.procs > free:
+                head = job
+                break
+            free -= job.procs
         if decisions.starts and head is not None:
             head_rank = order.rank(head, now)
             for job in decisions.starts:
                 if order.rank(job, now) > head_rank:
                     self._backfill_runs.add(job.id)
         if head is None:
-            return
-        machine = core.machine
-        free = machine.free_count
-        if head.procs <= free:
             return
         jid = head.first_id
         if jid not in self.reserved:

@@ -11,6 +11,7 @@ from bftune.schedulers.core.jobs import EndState, Job
 from bftune.schedulers.core.ordering import Order
 from bftune.schedulers.core.pveasy import PREEMPTION, PvEasy
 from bftune.schedulers.drivers.local.simulator import simulate
+from bftune.schedulers.hooks.fairness import FairnessMonitor
 from bftune.workloads.model import JobRecord
 
 
@@ -187,3 +188,33 @@ def test_options_build_the_algorithm_and_its_predictor():
     assert not SchedulerConfig.from_options({"predictor": "last"}).needs_dynamic_jobs
     round_trip = {k: v for k, v in cfg.to_dict().items() if k != "algorithm"}
     assert SchedulerConfig.from_options(round_trip) == cfg
+
+
+def test_preemption_rounds_at_one_instant_start_every_head_once_all_kills_are_done():
+    # m=10, FCFS.  Running: A (r=0, q2), then S1 (r=10, q4), S2 (r=11, q2), S3 (r=12, q2).  At t=5
+    # come h (r=1, q3) and h2 (r=2, q4).  Round 1: h needs 3, the shadow load is S1..S3: kill S3 then
+    # S2 (4 free >= 3) - nothing starts.  After that acknowledgement h fits (1 left) and h2 is blocked:
+    # round 2 kills S1 for it, and still starts nothing.  After the second acknowledgement h and h2
+    # both start, at t=5; the reruns wait.  The monitor counts h and h2 as blocked jobs.
+    monitor = FairnessMonitor()
+    core = Core(10, PvEasy(Order.of("FCFS")), [monitor])
+    jobs = {name: Job(f"00000{i:02d}", i, r, q, 100.0) for i, (name, r, q) in
+            enumerate([("A", 0.0, 2), ("S1", 10.0, 4), ("S2", 11.0, 2), ("S3", 12.0, 2), ("h", 1.0, 3),
+                       ("h2", 2.0, 4)], start=1)}
+    ids = {job.id: name for name, job in jobs.items()}
+    for name in ("A", "S1", "S2", "S3"):
+        core.submit(jobs[name], 0.0)
+    assert len(core.decide(0.0).starts) == 4
+    core.submit(jobs["h"], 5.0)
+    core.submit(jobs["h2"], 5.0)
+    d = core.decide(5.0)
+    assert [ids[k.job.id] for k in d.kills] == ["S3", "S2"] and not d.starts
+    for name in ("S3", "S2"):
+        core.end(jobs[name].id, 5.0, EndState.COMPLETED_KILLED)
+    d = core.decide(5.0)
+    assert [ids[k.job.id] for k in d.kills] == ["S1"] and not d.starts
+    core.end(jobs["S1"].id, 5.0, EndState.COMPLETED_KILLED)
+    d = core.decide(5.0)
+    assert [ids.get(j.id, j.id) for j in d.starts] == ["h", "h2"] and not d.kills
+    assert sorted(core.queue.jobs) == ["0000002#1", "0000003#1", "0000004#1"]
+    assert {ids[j] for j in monitor.reserved} >= {"h", "h2"}
