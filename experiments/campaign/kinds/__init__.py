@@ -5,7 +5,7 @@ To add a kind, see the package docstring of ``bftune.experiments.campaign``.
 
 from __future__ import annotations
 
-from bftune.experiments.campaign.kinds import classification, index, offline, online
+from bftune.experiments.campaign.kinds import classification, index, offline, online, pveasy
 from bftune.experiments.campaign.kinds.kind import CampaignKind
 from bftune.experiments.campaign.specs import CampaignError
 
@@ -15,6 +15,7 @@ KINDS: dict[str, CampaignKind] = {kind.name: kind for kind in (
     online.KIND,
     classification.KIND,
     index.KIND,
+    pveasy.KIND,
 )}
 
 

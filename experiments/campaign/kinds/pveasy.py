@@ -1,0 +1,222 @@
+"""``kind = "pv-easy"``: the PV-EASY study (study 003, SPEC 7) on whole traces, beside its published figures.
+
+For every trace of ``[pv-easy] traces`` (each on its machine size: ``procs``,
+one per trace, the header's by default; the study used 430 processors for
+CTC-SP2 and 1,152 for SDSC-BLUE), with the study's job sets by default
+(``cleaning = "ran"``: every job that ran, see ``bftune.workloads.swf``):
+
+- ``schedulers``, the main comparison, each run once: ``EASY`` (walltimes),
+  ``EASY-Last`` (EASY planning with Last Model predictions, the walltime
+  still the kill time) and ``PV-EASY`` (with Last Model, the study's) -
+  the study's Tables 1, 2, 4, 5, 6 and Figures 2, 3, 5, 6;
+- ``virtual_errors`` x ``virtual_seeds``, the study's Figure 4: the virtual
+  predictor p(1 + U(-x, x)) in ``FCFS-EASY`` (EASY planning with it),
+  ``SJF-EASY`` (the same, backfilling shortest prediction first) and
+  ``PV-EASY``; seeds 1..``virtual_seeds`` (x = 0 is exact: one run).
+
+Every run has the fairness monitor on (``fairness = false`` turns it off)
+and its priority is ``policy`` (FCFS, the study's).  Per run ``runs.csv``
+holds the summary's metrics flattened (``fair_*``: the monitor's, the
+predictor's ``prediction_error`` and ``under_predicted``), the trace's own
+figures for the study's Table 3 (``trace_*``: jobs, load = sum(p q) / (m x
+submission span), mean parallelism, mean runtime), and an ablation of the
+strict-fairness count: ``unfair_<n>min_jobs`` and ``unfair_<n>min_mean``,
+the jobs whose unfair delay reaches n = 10, 30 and 60 minutes, and their
+mean delay (the study does not say whether it counts short delays).
+
+Section ``[pv-easy]`` (every key but traces optional)::
+
+    traces = ["../shared/workloads/CTC-SP2-1996-3.1-cln.swf.gz", "../shared/workloads/SDSC-BLUE-2000-4.2-cln.swf.gz"]
+    procs = [430, 1152]
+    cleaning = "ran"
+    policy = "FCFS"
+    schedulers = ["EASY", "EASY-Last", "PV-EASY"]     # [] for none
+    virtual_errors = [0, 0.1, 0.2, 0.4, 0.8]          # [] (the default) for no sweep
+    virtual_seeds = 10
+    virtual_schedulers = ["FCFS-EASY", "SJF-EASY", "PV-EASY"]
+    fairness = true
+
+``[workload]`` may only hold ``walltime_from_runtime`` and ``lenient``.
+The report (``bftune.experiments.report.pveasy``) sets the figures beside
+the published ones, table by table.
+"""
+
+from __future__ import annotations
+
+import math
+
+from bftune.experiments.campaign.kinds.kind import CampaignKind, Expansion, whole_trace_columns
+from bftune.experiments.campaign.limits import MAX_PROCS, PROCS_WHY
+from bftune.experiments.campaign.section import Section
+from bftune.experiments.campaign.specs import RunSpec
+from bftune.experiments.campaign.workloads import base_trace, source_key, trace_label, trace_path
+from bftune.experiments.local_run import run_local
+from bftune.experiments.report import pveasy as report
+from bftune.schedulers.config import SchedulerConfig
+from bftune.schedulers.drivers.local.simulator import SimResult
+from bftune.workloads.model import Trace
+from bftune.workloads.swf import CLEANINGS
+
+MAIN = ("EASY", "EASY-Last", "PV-EASY")
+VIRTUAL = ("FCFS-EASY", "SJF-EASY", "PV-EASY")
+KEYS = ("traces", "procs", "cleaning", "policy", "schedulers", "virtual_errors", "virtual_seeds",
+        "virtual_schedulers", "fairness")
+LABELS = ("trace", "strategy", "predictor", "error", "seed")
+UNFAIR_ABLATION = (10, 30, 60)  # minutes: the strict-fairness ablation counts delays of at least that
+MAX_VIRTUAL_SEEDS = 1_000
+
+#: Summary keys copied into runs.csv (under the same name).
+SUMMARY_KEYS = ("jobs", "avg_bsld", "mwbs", "avg_wait", "max_wait", "utilization", "total_load", "wasted_load",
+                "restarted_jobs", "preempted_share", "mean_kills_per_restarted_job", "mean_rtw", "killed_runs",
+                "wasted_work", "makespan")
+#: The fairness monitor's keys, copied as ``fair_<key>``.
+FAIRNESS_KEYS = ("blocked_jobs", "backfilled_jobs", "strict_fairness_violations", "unfair_delay_mean",
+                 "unfair_delay_max", "unfair_delay_total", "reservation_violations", "reservation_violation_mean",
+                 "reservation_violation_max", "reservation_violation_mean_procs", "reservation_violation_si_mean",
+                 "reservation_violation_si_max", "reservation_missed", "blocked_mbs", "blocked_mwbs",
+                 "blocked_big_jobs", "blocked_big_mbs", "blocked_big_mwbs", "blocked_small_jobs", "blocked_small_mbs",
+                 "blocked_small_mwbs")
+
+
+def main_options(strategy: str, policy: str) -> dict:
+    """The scheduler options of a strategy of the main comparison."""
+    options = {"policy": policy}
+    if strategy == "EASY-Last":
+        options["predictor"] = "last"
+    elif strategy == "PV-EASY":
+        options.update(scheduler="pv-easy", predictor="last")
+    return options
+
+
+def virtual_options(strategy: str, policy: str, error: float, seed: int) -> dict:
+    """The scheduler options of a strategy of the virtual-predictor sweep."""
+    options = {"policy": policy, "predictor": f"virtual:{error:g}", "seed": seed}
+    if strategy == "SJF-EASY":
+        options["backfill_policy"] = "SPF"  # SPF reads the planning estimate: shortest prediction first
+    elif strategy == "PV-EASY":
+        options["scheduler"] = "pv-easy"
+    return options
+
+
+def _errors(t: Section) -> list[float]:
+    values = t.get("virtual_errors", [])
+    if not isinstance(values, list):
+        raise t.error("virtual_errors", f"expected a list of numbers in [0, 1), got {values!r}")
+    out = []
+    for v in values:
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 <= v < 1:
+            raise t.error("virtual_errors", f"expected numbers in [0, 1) (maximum relative errors), got {v!r}")
+        if float(v) in out:
+            raise t.error("virtual_errors", f"{v!r} is listed twice")
+        out.append(float(v))
+    return out
+
+
+def _procs(t: Section, n: int) -> list[int | None]:
+    value = t.get("procs", None)
+    if value is None:
+        return [None] * n
+    if not isinstance(value, list) or len(value) != n:
+        raise t.error("procs", f"expected one machine size per trace ({n}), got {value!r}")
+    for v in value:
+        if isinstance(v, bool) or not isinstance(v, int) or not 1 <= v <= MAX_PROCS:
+            raise t.error("procs", f"expected integers in [1, {MAX_PROCS:,}] ({PROCS_WHY}), got {v!r}")
+    return list(value)
+
+
+def expand(t: Section, workload: dict, seed: int, tau: float) -> Expansion:
+    traces = t.strings("traces")
+    procs = _procs(t, len(traces))
+    sources, labels_seen = [], {}
+    for trace, m in zip(traces, procs):
+        label = trace_label(trace)
+        if label in labels_seen:
+            raise t.error("traces", f"{trace!r} and {labels_seen[label]!r} have the same name {label!r} in the tables")
+        labels_seen[label] = trace
+        path = trace_path(t, "traces", trace, m)
+        sources.append((trace, path, label, m))
+    cleaning = t.string("cleaning", "ran", choices=CLEANINGS)
+    policy = t.option("policy", "FCFS")
+    main = t.get("schedulers", list(MAIN))
+    main = [] if main == [] else t.strings("schedulers", list(MAIN), choices=MAIN)
+    errors = _errors(t)
+    n_seeds = t.integer("virtual_seeds", 10, minimum=1, maximum=MAX_VIRTUAL_SEEDS, why="seeds per error")
+    virtual = t.strings("virtual_schedulers", list(VIRTUAL), choices=VIRTUAL)
+    fairness = t.boolean("fairness", True)
+    if not main and not errors:
+        raise t.error("schedulers", "nothing to run: give schedulers or virtual_errors")
+    specs = []
+
+    def add(trace, path, label, m, options, strategy, predictor, error, run_seed):
+        options = t.scheduler("schedulers", {**options, "fairness": fairness})
+        labels = {"trace": label, "strategy": strategy, "predictor": predictor, "error": error, "seed": run_seed}
+        specs.append(RunSpec(kind="pv-easy", trace=trace, split=None, weeks=0, resample_seed=seed, options=options,
+                             tau=tau, labels=labels, trace_path=path, procs=m,
+                             walltime_from_runtime=workload["walltime_from_runtime"], lenient=workload["lenient"],
+                             cleaning=cleaning))
+
+    for trace, path, label, m in sources:
+        for strategy in main:
+            options = main_options(strategy, policy)
+            add(trace, path, label, m, options, strategy, options.get("predictor", "walltime"), None, None)
+        for error in errors:
+            for run_seed in ([1] if error == 0 else range(1, n_seeds + 1)):  # x = 0: exact, seed-free
+                for strategy in virtual:
+                    add(trace, path, label, m, virtual_options(strategy, policy, error, run_seed), strategy,
+                        "virtual", error, run_seed)
+    settings = {"traces": [label for *_, label, _ in sources], "trace_sources": traces, "procs": procs,
+                "cleaning": cleaning, "policy": policy, "schedulers": main, "virtual_errors": errors,
+                "virtual_seeds": n_seeds, "virtual_schedulers": virtual if errors else [], "fairness": fairness,
+                "unfair_ablation_min": list(UNFAIR_ABLATION)}
+    return Expansion(settings, specs, {"traces": settings["traces"], "procs": procs, "cleaning": cleaning,
+                                       **workload})
+
+
+def trace_figures(trace: Trace) -> dict:
+    """The study's Table 3 for one trace: jobs, load (sum p q over m x the submission span), mean q and p."""
+    jobs = trace.jobs
+    submits = [j.submit for j in jobs]
+    span = max(submits) - min(submits)
+    work = math.fsum(j.runtime * j.procs for j in jobs)
+    return {"trace_jobs": len(jobs), "trace_m": trace.max_procs,
+            "trace_load": work / (trace.max_procs * span) if span > 0 else math.nan,
+            "trace_mean_procs": math.fsum(j.procs for j in jobs) / len(jobs),
+            "trace_mean_runtime": math.fsum(j.runtime for j in jobs) / len(jobs)}
+
+
+def _ablation(result: SimResult | None) -> dict:
+    """The strict-fairness count and mean delay for unfair delays of at least n minutes (None: no monitor)."""
+    out: dict = {}
+    delays = [] if result is None else list((result.report.get("fairness_jobs") or {}).get("unfair", {}).values())
+    for minutes in UNFAIR_ABLATION:
+        kept = [d for d in delays if d >= 60.0 * minutes]
+        out[f"unfair_{minutes}min_jobs"] = None if result is None else len(kept)
+        out[f"unfair_{minutes}min_mean"] = math.fsum(kept) / len(kept) if kept else None
+    return out
+
+
+def run(spec: RunSpec) -> dict:
+    """One strategy on one whole trace: the summary's figures, flattened (module docstring)."""
+    trace = base_trace(*source_key(spec))
+    config = SchedulerConfig.from_options(spec.options)
+    summary, result = run_local(trace, config, None, tau=spec.tau)
+    row = {key: summary.get(key) for key in SUMMARY_KEYS}
+    fairness = summary.get("fairness") or {}
+    row.update({f"fair_{key}": fairness.get(key) for key in FAIRNESS_KEYS})
+    predictor = summary.get("predictor") or {}
+    row["prediction_error"] = predictor.get("mean_abs_relative_error")
+    row["under_predicted"] = predictor.get("under_predicted_share")
+    row.update(_ablation(result if fairness else None))
+    row.update(trace_figures(trace))
+    row["algorithm"] = config.describe()
+    return {"summary": row}
+
+
+def run_columns(spec: dict) -> dict:
+    return {**whole_trace_columns(spec), "cleaning": spec["cleaning"]}
+
+
+KIND = CampaignKind(
+    name="pv-easy", help="the PV-EASY study: EASY, EASY-Last and PV-EASY, and the virtual-predictor sweep",
+    keys=KEYS, expand=expand, run=run, labels=LABELS, run_columns=run_columns,
+    report=report.write, report_files=report.FILES, single_trace=False, default_tau=10.0)
