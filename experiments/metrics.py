@@ -160,6 +160,11 @@ def summarize(cols: Columns, m: int, tau: float = 10.0) -> dict:
     }
 
 
+def _member(ids: np.ndarray, members: set) -> np.ndarray:
+    """Which ``ids`` are in ``members`` (hashing: numpy's isin compares object arrays pairwise)."""
+    return np.fromiter((i in members for i in ids), dtype=bool, count=len(ids))
+
+
 def _slowdowns(bsld: np.ndarray, q: np.ndarray, mask: np.ndarray, prefix: str) -> dict:
     n = int(mask.sum())
     return {f"{prefix}_jobs": n,
@@ -181,13 +186,13 @@ def fairness_metrics(cols: Columns, per_job: dict, m: int, tau: float = 10.0) ->
     bsld = bounded_slowdown(jobs, tau)
     q = jobs["procs"].astype(float)
     ids = jobs["job"]
-    blocked = np.isin(ids, np.asarray(list(per_job.get("blocked", ())), dtype=object))
+    blocked = _member(ids, set(per_job.get("blocked", ())))
     big = q > m / 4
     out: dict = {}
     for prefix, mask in (("blocked", blocked), ("blocked_big", blocked & big), ("blocked_small", blocked & ~big)):
         out.update(_slowdowns(bsld, q, mask, prefix))
     violations = per_job.get("violations") or {}
-    victim = np.isin(ids, np.asarray(list(violations), dtype=object))
+    victim = _member(ids, set(violations))
     if victim.any():
         delay = np.asarray([violations[j] for j in ids[victim]], dtype=float)
         increment = delay / np.maximum(jobs["runtime"][victim], tau)
