@@ -97,8 +97,9 @@ def _workload_options() -> argparse.ArgumentParser:
                    help="for traces without requested times: use the runtime as walltime (counted in cleaning)")
     g.add_argument("--cleaning", choices=CLEANINGS, default=None,
                    help="which SWF records become jobs: spec (SPEC section 1, default), keep-overruns (every record "
-                        "that ran; overruns end at their walltime) or batsim-converter (Batsim's converter: "
-                        "allocated procs, walltime max(request, 2 x runtime)); see bftune.workloads.swf")
+                        "that ran; overruns end at their walltime) batsim-converter (Batsim's converter: "
+                        "allocated procs, walltime max(request, 2 x runtime)) or ran (every job that ran, as "
+                        "recorded: the PV-EASY study's job sets); see bftune.workloads.swf")
     g.add_argument("--preset", choices=tuple(PRESETS), default=None,
                    help="a study's defaults for --cleaning, the classifier options and --tau (explicit flags win): "
                         + "; ".join(f"{p.name}: {p.summary}" for p in PRESETS.values()))

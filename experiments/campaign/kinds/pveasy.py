@@ -20,9 +20,10 @@ holds the summary's metrics flattened (``fair_*``: the monitor's, the
 predictor's ``prediction_error`` and ``under_predicted``), the trace's own
 figures for the study's Table 3 (``trace_*``: jobs, load = sum(p q) / (m x
 submission span), mean parallelism, mean runtime), and an ablation of the
-strict-fairness count: ``unfair_<n>min_jobs`` and ``unfair_<n>min_mean``,
-the jobs whose unfair delay reaches n = 10, 30 and 60 minutes, and their
-mean delay (the study does not say whether it counts short delays).
+strict-fairness and reservation-violation counts: ``unfair_<n>min_*`` and
+``rv_<n>min_*``, the jobs whose unfair delay (delay from reservation)
+reaches n = 10, 30 and 60 minutes, and their mean delay (the study does not
+say whether it counts short delays).
 
 Section ``[pv-easy]`` (every key but traces optional)::
 
@@ -185,13 +186,19 @@ def trace_figures(trace: Trace) -> dict:
 
 
 def _ablation(result: SimResult | None) -> dict:
-    """The strict-fairness count and mean delay for unfair delays of at least n minutes (None: no monitor)."""
+    """Strict-fairness and reservation violations whose delay is at least n minutes (None: no monitor).
+
+    ``unfair_<n>min_jobs`` / ``_mean``: the jobs whose unfair delay reaches n minutes and their mean
+    delay; ``rv_<n>min_jobs`` / ``_mean``: the same for the delays from reservation.
+    """
     out: dict = {}
-    delays = [] if result is None else list((result.report.get("fairness_jobs") or {}).get("unfair", {}).values())
-    for minutes in UNFAIR_ABLATION:
-        kept = [d for d in delays if d >= 60.0 * minutes]
-        out[f"unfair_{minutes}min_jobs"] = None if result is None else len(kept)
-        out[f"unfair_{minutes}min_mean"] = math.fsum(kept) / len(kept) if kept else None
+    per_job = {} if result is None else (result.report.get("fairness_jobs") or {})
+    for name, key in (("unfair", "unfair"), ("rv", "violations")):
+        delays = list(per_job.get(key, {}).values())
+        for minutes in UNFAIR_ABLATION:
+            kept = [d for d in delays if d >= 60.0 * minutes]
+            out[f"{name}_{minutes}min_jobs"] = None if result is None else len(kept)
+            out[f"{name}_{minutes}min_mean"] = math.fsum(kept) / len(kept) if kept else None
     return out
 
 
