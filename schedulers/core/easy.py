@@ -24,7 +24,7 @@ from typing import Container
 from bftune.schedulers.core import machines as ms
 from bftune.schedulers.core.decisions import Decisions
 from bftune.schedulers.core.jobs import Job
-from bftune.schedulers.core.ordering import Order
+from bftune.schedulers.core.ordering import Order, first_blocked
 
 RESERVATION_MODELS = ("count", "machines")
 
@@ -112,16 +112,7 @@ class Easy:
         if free.size < queue.min_procs:
             return  # no waiting job fits: the walk below would start nothing and reserve nothing
         # 1. Primary starts, in order, until the first job that does not fit.
-        head: Job | None = None
-        fitting: list[Job] = []
-        budget = free.size
-        for job in queue.iterate(self.primary, now):
-            if job.procs <= budget:
-                fitting.append(job)
-                budget -= job.procs
-            else:
-                head = job
-                break
+        fitting, head, _ = first_blocked(queue.iterate(self.primary, now), free.size)
         for job in fitting:
             core.start(job, ms.lowest(free.intervals, job.procs), now, decisions)
         if head is None or not self.backfill_enabled:

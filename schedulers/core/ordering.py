@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Iterator
+from typing import Iterable, Iterator
 
 
 from bftune.schedulers.core.durations import format_duration
@@ -223,3 +223,19 @@ class WaitingQueue:
 
     def ordered(self, order: Order, now: float) -> list[Job]:
         return list(self.iterate(order, now))
+
+
+def first_blocked(jobs: Iterable[Job], free: int) -> tuple[list[Job], Job | None, int]:
+    """Take ``jobs`` in order while each fits in what is left of ``free`` processors.
+
+    Returns the jobs taken, the first job that does not fit (None if all do)
+    and the processors left: step 1 of EASY and PV-EASY, and the fairness
+    monitor's "first blocked job of a pass".
+    """
+    taken: list[Job] = []
+    for job in jobs:
+        if job.procs > free:
+            return taken, job, free
+        taken.append(job)
+        free -= job.procs
+    return taken, None, free

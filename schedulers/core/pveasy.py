@@ -46,13 +46,33 @@ from bftune.schedulers.core import machines as ms
 from bftune.schedulers.core.decisions import Decisions
 from bftune.schedulers.core.easy import shadow_time
 from bftune.schedulers.core.jobs import Job
-from bftune.schedulers.core.ordering import Order
+from bftune.schedulers.core.ordering import Order, first_blocked
 from bftune.schedulers.core.policies import SPF
 
 PREEMPTION = "shadow-load preemption"
 #: Venture backfilling's first step walks waiting jobs by planning estimate (SPF on the
 #: estimate), so that the queue keeps that index for it.
 _BY_ESTIMATE = Order(SPF)
+
+
+def _ending_within(by_estimate, horizon: float):
+    """The jobs (in order of planning estimate) predicted to run at most ``horizon`` seconds."""
+    for job in by_estimate:
+        if job.estimate > horizon:
+            return
+        yield job
+
+
+def _take_fitting(jobs, free: int, taken: set[str], chosen: list[Job]) -> int:
+    """Take, in order, every job of ``jobs`` not yet taken that fits in what is left of ``free``."""
+    for job in jobs:
+        if job.procs <= free and job.id not in taken:
+            chosen.append(job)
+            taken.add(job.id)
+            free -= job.procs
+            if free == 0:
+                break
+    return free
 
 
 class PvEasy:
@@ -84,15 +104,7 @@ class PvEasy:
         order = self._priority
         free = core.machine.free.size
         # 1. Priority starts while they fit (taken now, applied below unless step 2 preempts).
-        fitting: list[Job] = []
-        head: Job | None = None
-        for job in queue.iterate(order, now):
-            if job.procs <= free:
-                fitting.append(job)
-                free -= job.procs
-            else:
-                head = job
-                break
+        fitting, head, free = first_blocked(queue.iterate(order, now), free)
         shadow: list[Job] = []
         if head is not None:
             shadow = self.shadow_load(core, head, now)
@@ -134,24 +146,10 @@ class PvEasy:
         taken: set[str] = {head.id}
         # 3a. Jobs predicted to end by the reservation, nearest predicted completion first.
         horizon = reserve - now
-        for job in queue.iterate(_BY_ESTIMATE, now):
-            if job.estimate > horizon:
-                break
-            if job.procs <= free and job.id not in taken:
-                chosen.append(job)
-                taken.add(job.id)
-                free -= job.procs
-                if free == 0:
-                    break
+        free = _take_fitting(_ending_within(queue.iterate(_BY_ESTIMATE, now), horizon), free, taken, chosen)
         # 3b. Idle processors left: further jobs that fit, in priority order, whatever their prediction.
         if free > 0 and free >= queue.min_procs:
-            for job in queue.iterate(self._priority, now):
-                if job.procs <= free and job.id not in taken:
-                    chosen.append(job)
-                    taken.add(job.id)
-                    free -= job.procs
-                    if free == 0:
-                        break
+            _take_fitting(queue.iterate(self._priority, now), free, taken, chosen)
         machine_free = machine.free
         for job in chosen:
             core.start(job, ms.lowest(machine_free.intervals, job.procs), now, decisions)

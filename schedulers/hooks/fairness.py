@@ -43,6 +43,7 @@ from __future__ import annotations
 from bftune.schedulers.core.decisions import Decisions
 from bftune.schedulers.core.engine import Core, Hook
 from bftune.schedulers.core.jobs import EndState, Job
+from bftune.schedulers.core.ordering import first_blocked
 
 
 class FairnessMonitor(Hook):
@@ -93,13 +94,7 @@ class FairnessMonitor(Hook):
         # jobs before it are taken.  After an ordinary pass that is the first waiting job; a pass
         # that preempts leaves the jobs it will start to the acknowledgement's pass, and its
         # blocked job is the one it preempts for.
-        free = machine.free_count
-        head = None
-        for job in core.queue.iterate(order, now):
-            if job.procs > free:
-                head = job
-                break
-            free -= job.procs
+        _, head, free = first_blocked(core.queue.iterate(order, now), machine.free_count)
         if decisions.starts and head is not None:
             head_rank = order.rank(head, now)
             for job in decisions.starts:

@@ -1,0 +1,99 @@
+"""Ablations behind the PV-EASY report's explanations of its gaps (not a test: it prints a table).
+
+Each row changes one thing against the campaign's EASY / EASY-Last / PV-EASY runs
+(``pv_easy_study.toml``: cleaning ``ran``, FCFS, the fairness monitor on) and prints
+the figures of the study's Tables 1, 2 and 4 and the MBS / MWBS:
+
+- ``EASY, machines model``: batsched's reservation rule instead of the count model;
+- ``EASY, overruns run to their end``: jobs whose runtime exceeds their walltime
+  run it all (walltime raised to the runtime) instead of being killed at the walltime;
+- ``EASY-Last, no walltime fallback``: a job running past its prediction keeps its
+  predicted end (in the past) instead of being planned to its walltime - what a
+  scheduler that never revises a prediction does;
+- ``EASY-Last, spec cleaning``: SPEC section 1's job set (overruns dropped).
+
+    uv run python -m bftune.experiments.ablations_pveasy                  # CTC-SP2 on 430 processors
+    uv run python -m bftune.experiments.ablations_pveasy TRACE.swf.gz --procs 1152
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import sys
+from pathlib import Path
+
+from bftune.experiments.local_run import run_local
+from bftune.schedulers.config import SchedulerConfig
+from bftune.schedulers.core.state import MachineState
+from bftune.workloads.model import Trace
+from bftune.workloads.swf import read_swf
+
+CTC = Path(__file__).resolve().parents[1].parent / "shared" / "workloads" / "CTC-SP2-1996-3.1-cln.swf.gz"
+
+
+class NeverRevised(MachineState):
+    """Running jobs keep their predicted end even once it has passed (no fallback to the walltime)."""
+
+    def refresh_overdue(self, now: float) -> None:
+        pass
+
+
+def overruns_to_their_end(trace: Trace) -> Trace:
+    return trace.with_jobs([dataclasses.replace(j, walltime=max(j.walltime, j.runtime)) for j in trace.jobs])
+
+
+def row(name: str, trace: Trace, options: dict, machine: type[MachineState] | None = None) -> dict:
+    config = SchedulerConfig.from_options({**options, "fairness": True})
+    if machine is not None:  # swap the core's machine state before anything runs
+        build = config.build
+
+        def build_with(m: int):
+            core = build(m)
+            core.machine = machine(m)
+            return core
+
+        config = _Config(config, build_with)
+    summary, _ = run_local(trace, config)
+    f = summary["fairness"]
+    return {"ablation": name, "jobs": summary["jobs"], "MBS": summary["avg_bsld"], "MWBS": summary["mwbs"],
+            "blocked": f["blocked_jobs"], "backfilled": f["backfilled_jobs"],
+            "delayed": f["strict_fairness_violations"], "delay_mean_min": f["unfair_delay_mean"] / 60,
+            "violations": f["reservation_violations"], "dtr_mean_min": f["reservation_violation_mean"] / 60}
+
+
+class _Config:
+    """A SchedulerConfig whose ``build`` is replaced (everything else delegated)."""
+
+    def __init__(self, config: SchedulerConfig, build) -> None:
+        self._config, self.build = config, build
+
+    def __getattr__(self, name):
+        return getattr(self._config, name)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("trace", nargs="?", default=str(CTC))
+    ap.add_argument("--procs", type=int, default=430)
+    args = ap.parse_args(argv)
+    ran = read_swf(args.trace, cleaning="ran", max_procs=args.procs)
+    rows = [
+        row("EASY (campaign)", ran, {}),
+        row("EASY, machines model", ran, {"reservation": "machines"}),
+        row("EASY, overruns run to their end", overruns_to_their_end(ran), {}),
+        row("EASY-Last (campaign)", ran, {"predictor": "last"}),
+        row("EASY-Last, no walltime fallback", ran, {"predictor": "last"}, NeverRevised),
+        row("EASY-Last, spec cleaning", read_swf(args.trace, max_procs=args.procs), {"predictor": "last"}),
+        row("PV-EASY (campaign)", ran, {"scheduler": "pv-easy", "predictor": "last"}),
+    ]
+    cols = list(rows[0])
+    print(" | ".join(cols))
+    for r in rows:
+        print(" | ".join(f"{v:,.2f}" if isinstance(v, float) else f"{v:,}" if isinstance(v, int) else str(v)
+                         for v in r.values()), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
