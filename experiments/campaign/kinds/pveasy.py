@@ -160,11 +160,14 @@ def expand(t: Section, workload: dict, seed: int, tau: float) -> Expansion:
         for strategy in main:
             options = main_options(strategy, policy)
             add(trace, path, label, m, options, strategy, options.get("predictor", "walltime"), None, None)
-        for error in errors:
-            for run_seed in ([1] if error == 0 else range(1, n_seeds + 1)):  # x = 0: exact, seed-free
-                for strategy in virtual:
-                    add(trace, path, label, m, virtual_options(strategy, policy, error, run_seed), strategy,
-                        "virtual", error, run_seed)
+        # Seed by seed, every error in each (x = 0 is exact and seed-free: once, first), so that a
+        # campaign cut short still has every error for its first seeds.
+        sweep = [(error, 1) for error in errors if error == 0]
+        sweep += [(error, s) for s in range(1, n_seeds + 1) for error in errors if error != 0]
+        for error, run_seed in sweep:
+            for strategy in virtual:
+                add(trace, path, label, m, virtual_options(strategy, policy, error, run_seed), strategy,
+                    "virtual", error, run_seed)
     settings = {"traces": [label for *_, label, _ in sources], "trace_sources": traces, "procs": procs,
                 "cleaning": cleaning, "policy": policy, "schedulers": main, "virtual_errors": errors,
                 "virtual_seeds": n_seeds, "virtual_schedulers": virtual if errors else [], "fairness": fairness,
