@@ -63,7 +63,8 @@ def row(name: str, trace: Trace, options: dict, machine: type[MachineState] | No
     summary, result = run_local(trace, config)
     f = summary["fairness"]
     out = {"ablation": name, "jobs": summary["jobs"], "MBS": summary["avg_bsld"], "MWBS": summary["mwbs"],
-            "blocked": f["blocked_jobs"], "backfilled": f["backfilled_jobs"],
+            "blocked": f["blocked_jobs"], "blocked_one_pass": f["blocked_jobs_one_pass"],
+            "backfilled": f["backfilled_jobs"],
             "delayed": f["strict_fairness_violations"], "delay_mean_min": f["unfair_delay_mean"] / 60,
             "violations": f["reservation_violations"], "dtr_mean_min": f["reservation_violation_mean"] / 60}
     return out, result

@@ -7,7 +7,10 @@ waiting job h:
 
 - *blocked jobs*: jobs that were h while not fitting, at some pass (the
   study's "first blocked job"; in a PV-EASY pass that preempts, the job it
-  preempts for); each gets a *reservation* the first time, by
+  preempts for; ``blocked_jobs_one_pass`` leaves out the jobs of a second or
+  later preemption round at the same instant, which a PV-EASY that preempts
+  within one pass never sees at the head); each gets a *reservation* the
+  first time, by
   the algorithm's own rule (``Algorithm.expected_start``: EASY's shadow time
   from every running job, PV-EASY's from the sunny load);
 - *backfilled jobs*: jobs whose final run was started while a job of higher
@@ -56,6 +59,10 @@ class FairnessMonitor(Hook):
         self.backfilled: set[str] = set()  # first ids whose final run was a backfill start
         self._backfill_runs: set[str] = set()  # run ids started by backfilling, still running
         self._open: tuple[str, float] | None = None  # (head id, since) while the head is unfairly blocked
+        # Blocked jobs as one pass per instant sees them (the study's PV-EASY preempts within one pass):
+        # the jobs of a second or later preemption round at the same instant left out.
+        self.blocked_one_pass: set[str] = set()
+        self._preempted_at: float | None = None  # the instant of the last pass that decided kills
 
     def before_pass(self, core: Core, now: float, decisions: Decisions) -> None:
         if self._open is not None:
@@ -103,6 +110,11 @@ class FairnessMonitor(Hook):
         if head is None:
             return
         jid = head.first_id
+        later_round = bool(decisions.kills) and self._preempted_at == now
+        if decisions.kills:
+            self._preempted_at = now
+        if not later_round:
+            self.blocked_one_pass.add(jid)
         if jid not in self.reserved:
             self.reserved[jid] = core.algorithm.expected_start(core, head, now)
         lower = sum(job.procs for job in machine.ranked_below(order, head, now))
@@ -116,6 +128,7 @@ class FairnessMonitor(Hook):
         return {
             "fairness": {
                 "blocked_jobs": len(self.reserved),
+                "blocked_jobs_one_pass": len(self.blocked_one_pass),
                 "backfilled_jobs": len(self.backfilled),
                 "strict_fairness_violations": len(delays),
                 "unfair_delay_total": float(sum(delays)),

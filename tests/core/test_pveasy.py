@@ -218,3 +218,5 @@ def test_preemption_rounds_at_one_instant_start_every_head_once_all_kills_are_do
     assert [ids.get(j.id, j.id) for j in d.starts] == ["h", "h2"] and not d.kills
     assert sorted(core.queue.jobs) == ["0000002#1", "0000003#1", "0000004#1"]
     assert {ids[j] for j in monitor.reserved} >= {"h", "h2"}
+    # Seen as one pass per instant (the study's), h2 never was the first blocked job.
+    assert "h" in {ids[j] for j in monitor.blocked_one_pass} and "h2" not in {ids[j] for j in monitor.blocked_one_pass}
