@@ -97,7 +97,7 @@ def _workload_options() -> argparse.ArgumentParser:
                    help="for traces without requested times: use the runtime as walltime (counted in cleaning)")
     g.add_argument("--cleaning", choices=CLEANINGS, default=None,
                    help="which SWF records become jobs: spec (SPEC section 1, default), keep-overruns (every record "
-                        "that ran; overruns end at their walltime) batsim-converter (Batsim's converter: "
+                        "that ran; overruns end at their walltime), batsim-converter (Batsim's converter: "
                         "allocated procs, walltime max(request, 2 x runtime)) or ran (every job that ran, as "
                         "recorded: the PV-EASY study's job sets); see bftune.workloads.swf")
     g.add_argument("--preset", choices=tuple(PRESETS), default=None,
