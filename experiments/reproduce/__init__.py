@@ -19,8 +19,8 @@ rebuilds the report from what is stored.
 
 Modules: ``registry.py`` (the studies, import-light, for the parser),
 ``study.py`` (what a study declares), ``command.py`` (the sub-command),
-``markdown.py`` (table helpers), ``published004.py`` and ``naming.py``
+``markdown.py`` (table helpers), ``embedded.py``, ``published004.py`` and ``naming.py``
 (published data and the policy-naming evidence), ``studyNNN.py``.
-Studies 002 and 003 have a place in the registry and no module yet: their
-issues add ``study002.py`` and ``study003.py``.
+``embedded.py`` gathers the campaigns' own reports for studies 002 and 003,
+whose campaign kinds already set the published figures beside ours.
 """

@@ -83,6 +83,10 @@ class Simulator:
         self.passes = 0
         self.true_runtime = core.runtime_oracle = _Oracle(records, self._active, self._killed_jobs)
 
+    def active_jobs(self) -> list[Job]:
+        """The runs submitted and not yet ended (waiting or running), for observers checking invariants."""
+        return [entry[0] for entry in self._active.values()]
+
     # --- helpers --------------------------------------------------------------
 
     def _pass(self, now: float) -> list:

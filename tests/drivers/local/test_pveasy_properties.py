@@ -44,12 +44,12 @@ def workloads(draw, max_m=24, max_jobs=40):
     return m, jobs
 
 
-def rank_fcfs(run):
-    return (run.original_submit, run.seq, run.first_id)
+def rank_fcfs(job):
+    return (job.submit, job.seq, job.first_id)  # a rerun's submit is its job's original submission
 
 
-def rank_saf(run):
-    return (run.walltime * run.procs, run.original_submit, run.seq, run.first_id)
+def rank_saf(job):
+    return (job.walltime * job.procs, job.submit, job.seq, job.first_id)
 
 
 class Observer:
@@ -58,7 +58,7 @@ class Observer:
         self.checked = 0
 
     def __call__(self, now, decisions):
-        runs = self.sim.runs.values()  # registered runs that have not ended
+        runs = self.sim.active_jobs()  # registered runs that have not ended (core Jobs)
         running = [r for r in runs if r.start >= 0]
         waiting = [r for r in runs if r.start < 0]
         machines = [i for r in running for a, b in r.alloc for i in range(a, b + 1)]

@@ -1,0 +1,41 @@
+"""Studies whose report is their campaigns' own reports (studies 002 and 003).
+
+Their campaign kinds (``index``, ``pv-easy``) already set every published
+figure beside ours, with the gaps explained, in each campaign's
+``report.md``; a reproduction rebuilds those reports from the stored runs
+(so ``--report-only`` sees every run stored since) and gathers them under
+one heading per campaign, headings moved one level down.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from bftune.experiments.campaign.store import publish
+from bftune.experiments.reproduce.study import CampaignPlan
+
+
+def campaigns_report(out: Path, plans: list[CampaignPlan]) -> str:
+    """The reports of ``plans``' campaigns under ``out/campaigns``, rebuilt from their stored runs."""
+    parts = []
+    for plan in plans:
+        directory = out / "campaigns" / plan.name
+        if not (directory / "campaign.json").exists():
+            parts.append(f"## Campaign `{plan.name}`\n\nNot run yet (no runs stored in `campaigns/{plan.name}/`).")
+            continue
+        path = publish(directory, tables=False)
+        if path is None or not path.exists():
+            parts.append(f"## Campaign `{plan.name}`\n\nNo report could be written from `campaigns/{plan.name}/`.")
+            continue
+        parts.append(_demote(path.read_text(), plan.name))
+    return "\n\n".join(parts)
+
+
+def _demote(text: str, name: str) -> str:
+    """One heading level down, the campaign report's title naming the campaign; images relative to ``out``."""
+    lines = []
+    for line in text.splitlines():
+        if line.startswith("#"):
+            line = "#" + line
+        lines.append(line.replace("](plots/", f"](campaigns/{name}/plots/"))
+    return "\n".join(lines).strip()
