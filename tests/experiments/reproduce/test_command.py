@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from bftune.experiments.campaign.config import campaign_from_dict
 from bftune.experiments.cli import main
-from bftune.experiments.reproduce import command, study000, study001, study004
+from bftune.experiments.reproduce import command, registry, study000, study001, study002, study003, study004
 from bftune.experiments.reproduce.registry import SCALES, STUDIES
 from bftune.experiments.reproduce.study import CampaignPlan, Study, SHARED_WORKLOADS
 from locations import SHARED
@@ -19,7 +19,8 @@ needs_shared = pytest.mark.skipif(not (SHARED / "workloads" / "KTH-SP2-1996-2.1-
 
 
 @needs_shared
-@pytest.mark.parametrize("module", [study000, study001, study004], ids=["000", "001", "004"])
+@pytest.mark.parametrize("module", [study000, study001, study002, study003, study004],
+                         ids=["000", "001", "002", "003", "004"])
 @pytest.mark.parametrize("scale", SCALES)
 def test_every_planned_campaign_is_a_valid_config(module, scale):
     plans = module.STUDY.plan(scale)
@@ -40,10 +41,15 @@ def test_study004_paper_plan_uses_the_preset_and_the_ablation():
     assert plans["abl_keep_overruns_live"]["workload"]["cleaning"] == "keep-overruns"
 
 
-def test_studies_without_a_module_say_so_and_exit_2(tmp_path, capsys):
-    assert STUDIES["002"][0] is None and STUDIES["003"][0] is None
-    assert main(["reproduce", "002", "--out", str(tmp_path / "r")]) == 2
-    assert "study 002" in capsys.readouterr().err and not (tmp_path / "r" / "report.md").exists()
+def test_every_registered_study_loads():
+    for number, (module, _) in STUDIES.items():
+        assert module is not None and command.load_study(number).number == number
+
+
+def test_a_study_without_a_module_says_so_and_exits_2(tmp_path, capsys, monkeypatch):
+    monkeypatch.setitem(registry.STUDIES, "004", (None, "a study not implemented"))
+    assert main(["reproduce", "004", "--out", str(tmp_path / "r")]) == 2
+    assert "study 004" in capsys.readouterr().err and not (tmp_path / "r" / "report.md").exists()
 
 
 def test_reports_of_empty_directories_say_nothing_is_stored(tmp_path):
@@ -51,6 +57,8 @@ def test_reports_of_empty_directories_say_nothing_is_stored(tmp_path):
     assert "Traces run: none yet" in study001.STUDY.report(tmp_path, "quick")
     text = study000.STUDY.report(tmp_path, "quick")
     assert "| KTH-SP2 | - | - | - | 29 | - |" in text  # published value beside an empty cell, nothing invented
+    assert "Not run yet" in study003.STUDY.report(tmp_path, "quick")
+    assert "Not collected yet" in study002.STUDY.report(tmp_path, "quick")
 
 
 TINY = """[campaign]

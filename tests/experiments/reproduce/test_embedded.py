@@ -1,0 +1,26 @@
+"""Studies 002 and 003 gather their campaigns' own reports: rebuilt from stored runs, headings one level down."""
+
+from __future__ import annotations
+
+from bftune.experiments.campaign.config import load_config
+from bftune.experiments.campaign.runner import run_campaign
+from bftune.experiments.reproduce.embedded import campaigns_report
+from bftune.experiments.reproduce.study import CampaignPlan
+from locations import REPO
+
+TINY = REPO / "experiments" / "configs" / "tiny_synthetic_pv_easy.toml"
+
+
+def test_a_campaign_report_is_rebuilt_from_its_runs_and_demoted(tmp_path):
+    out = tmp_path / "repro"
+    directory = out / "campaigns" / "pv"
+    run_campaign(load_config(TINY), directory, workers=1, progress=False)
+    stored = (directory / "report.md").read_text()
+    assert stored.startswith("# ")
+    (directory / "report.md").unlink()  # --report-only must rebuild it from the runs, not read a stale copy
+    text = campaigns_report(out, [CampaignPlan("pv", TINY.read_text()), CampaignPlan("missing", "")])
+    assert (directory / "report.md").exists()
+    assert text.startswith("## ") and "\n# " not in text
+    assert "Strict" in text or "strict" in text  # the kind's own figures are there
+    assert "## Campaign `missing`\n\nNot run yet" in text
+    assert "](plots/" not in text  # images point into the campaign's directory
