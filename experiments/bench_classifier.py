@@ -18,10 +18,13 @@ from __future__ import annotations
 
 import argparse
 import heapq
-import json
 import sys
 import time
 from pathlib import Path
+
+from bftune.experiments.results import write_json
+from bftune.learning.classifier import RuntimeClassifier
+from bftune.workloads.swf import read_swf
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "workloads"
 DEFAULT_TRACE = SHARED / "CEA-Curie-2011-2.1-cln.swf.gz"
@@ -29,8 +32,6 @@ DEFAULT_TRACE = SHARED / "CEA-Curie-2011-2.1-cln.swf.gz"
 
 def replay(trace, **options) -> tuple[dict, dict]:
     """Replay ``trace`` through a RuntimeClassifier; (report, timings)."""
-    from bftune.learning.classifier import RuntimeClassifier
-
     clf = RuntimeClassifier(trace.unix_start_time, trace.timezone, **options)
     ends: list[tuple[float, int, str, float]] = []
     classify_s = 0.0
@@ -78,9 +79,6 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--min-samples-leaf", type=int, default=None)
     parser.add_argument("--json", help="write the full report here")
     args = parser.parse_args(argv)
-
-    from bftune.workloads.swf import read_swf
-
     path = Path(args.trace)
     if not path.exists():
         matches = sorted(SHARED.glob(f"{args.trace}*"))
@@ -125,7 +123,7 @@ def main(argv: list[str] | None = None) -> int:
         f"week {w['week']} ({w['model']['train_size']} rows) {w['model']['retrain_seconds']:.3f} s" for w in slowest))
     print(f"warnings: {len(report['warnings'])}" + "".join(f"\n  {w}" for w in report["warnings"][:10]))
     if args.json:
-        Path(args.json).write_text(json.dumps({"timings": timings, "report": report}, indent=1))
+        write_json(args.json, {"timings": timings, "report": report}, indent=1)
     return 0
 
 
