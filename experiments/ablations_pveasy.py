@@ -14,10 +14,15 @@ the figures of the study's Tables 1, 2 and 4 and the MBS / MWBS:
 - ``PV-EASY, wait from the requeue``: the same PV-EASY run, its MBS / MWBS computed
   with a preempted job's wait counted from its last requeue (the kill) instead of
   its original submission (SPEC 3's rule) - what a simulator that resubmits a killed
-  job as a new one would report.
+  job as a new one would report;
+- ``--virtual X``: Figure 4's claim instead (PV-EASY better than FCFS-EASY and
+  SJF-EASY at every prediction error): FCFS-EASY, SJF-EASY and PV-EASY with the
+  virtual predictor at error X (seed 1), each as the campaign runs it and with
+  predictions never revised.
 
     uv run python -m bftune.experiments.ablations_pveasy                  # CTC-SP2 on 430 processors
     uv run python -m bftune.experiments.ablations_pveasy TRACE.swf.gz --procs 1152
+    uv run python -m bftune.experiments.ablations_pveasy --virtual 0.1
 """
 
 from __future__ import annotations
@@ -27,6 +32,7 @@ import dataclasses
 import sys
 from pathlib import Path
 
+from bftune.experiments.campaign.kinds.pveasy import virtual_options
 from bftune.experiments.local_run import run_local
 from bftune.schedulers.core.jobs import EndState
 from bftune.schedulers.config import SchedulerConfig
@@ -92,25 +98,42 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("trace", nargs="?", default=str(CTC))
     ap.add_argument("--procs", type=int, default=430)
+    ap.add_argument("--virtual", type=float, metavar="X", help="Figure 4's ablation at prediction error X")
     args = ap.parse_args(argv)
     ran = read_swf(args.trace, cleaning="ran", max_procs=args.procs)
-    rows = [
-        row("EASY (campaign)", ran, {})[0],
-        row("EASY, machines model", ran, {"reservation": "machines"})[0],
-        row("EASY, overruns run to their end", overruns_to_their_end(ran), {})[0],
-        row("EASY-Last (campaign)", ran, {"predictor": "last"})[0],
-        row("EASY-Last, no walltime fallback", ran, {"predictor": "last"}, NeverRevised)[0],
-        row("EASY-Last, spec cleaning", read_swf(args.trace, max_procs=args.procs), {"predictor": "last"})[0],
-    ]
-    pv, result = row("PV-EASY (campaign)", ran, {"scheduler": "pv-easy", "predictor": "last"})
-    mbs, mwbs = from_requeue(result)
-    rows += [pv, {**pv, "ablation": "PV-EASY, wait from the requeue", "MBS": mbs, "MWBS": mwbs}]
+    if args.virtual is not None:
+        rows = virtual_rows(ran, args.virtual)
+    else:
+        rows = main_rows(ran, args.trace, args.procs)
     cols = list(rows[0])
     print(" | ".join(cols))
     for r in rows:
         print(" | ".join(f"{v:,.2f}" if isinstance(v, float) else f"{v:,}" if isinstance(v, int) else str(v)
                          for v in r.values()), flush=True)
     return 0
+
+
+def virtual_rows(ran: Trace, error: float) -> list[dict]:
+    rows = []
+    for strategy in ("FCFS-EASY", "SJF-EASY", "PV-EASY"):
+        options = virtual_options(strategy, "FCFS", error, 1)
+        rows.append(row(f"{strategy}, virtual {error:g} (campaign)", ran, options)[0])
+        rows.append(row(f"{strategy}, virtual {error:g}, never revised", ran, options, NeverRevised)[0])
+    return rows
+
+
+def main_rows(ran: Trace, trace: str, procs: int) -> list[dict]:
+    rows = [
+        row("EASY (campaign)", ran, {})[0],
+        row("EASY, machines model", ran, {"reservation": "machines"})[0],
+        row("EASY, overruns run to their end", overruns_to_their_end(ran), {})[0],
+        row("EASY-Last (campaign)", ran, {"predictor": "last"})[0],
+        row("EASY-Last, no walltime fallback", ran, {"predictor": "last"}, NeverRevised)[0],
+        row("EASY-Last, spec cleaning", read_swf(trace, max_procs=procs), {"predictor": "last"})[0],
+    ]
+    pv, result = row("PV-EASY (campaign)", ran, {"scheduler": "pv-easy", "predictor": "last"})
+    mbs, mwbs = from_requeue(result)
+    return rows + [pv, {**pv, "ablation": "PV-EASY, wait from the requeue", "MBS": mbs, "MWBS": mwbs}]
 
 
 if __name__ == "__main__":
