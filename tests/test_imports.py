@@ -21,8 +21,8 @@ def modules() -> dict[str, object]:
     out = {}
     for path in sorted(REPO.rglob("*.py")):
         rel = path.relative_to(REPO)
-        if SKIP & set(rel.parts):
-            continue
+        if SKIP & set(rel.parts) or not all(part.isidentifier() for part in rel.with_suffix("").parts):
+            continue  # hidden or scratch folders (a copy of the tree in .something/) are not modules
         parts = list(rel.with_suffix("").parts)
         if parts[-1] == "__init__":
             parts = parts[:-1]
