@@ -109,3 +109,36 @@ def test_an_output_path_that_is_a_file_is_one_line_and_exit_2(tmp_path, capsys):
     target.write_text("x")
     assert main(["reproduce", "004", "--out", str(target), "--no-progress"]) == 2
     assert "not a directory" in capsys.readouterr().err
+
+
+def _write_study004_runs(out: Path) -> None:
+    """A hand-made main campaign on KTH-SP2: classifier at Table 5-6's values, SPF made worse by the safeguard."""
+    folder = out / "campaigns" / "main"
+    folder.mkdir(parents=True)
+    sums = {("FCFS", "base"): 100.0, ("FCFS", "rf"): 50.0, ("FCFS", "class-clairvoyant"): 40.0,
+            ("SPF", "base"): 60.0, ("SPF", "rf"): 80.0, ("SPF", "rf-no-safeguard"): 55.0,
+            ("SPF", "class-clairvoyant"): 30.0}
+    lines = ["trace,policy,variant,status,avg_bsld,sum_bsld,sum_bsld_rows,sum_bsld_resubmitted"]
+    lines += [f"KTH-SP2-1996-2.1-cln,{p},{v},ok,{s / 10},{s},{s},{s}" for (p, v), s in sums.items()]
+    (folder / "runs.csv").write_text("\n".join(lines) + "\n")
+    # Table 5-6 in the standard reading: accuracy 86, precision 90, recall 79, FS/all 4.0, FL/all 9.3
+    (folder / "classification.csv").write_text(
+        "trace,policy,variant,scope,n,tp,fp,tn,fn,accuracy,precision,recall\n"
+        "KTH-SP2-1996-2.1-cln,FCFS,rf,overall,1000,350,40,517,93,0.86,0.90,0.79\n")
+
+
+def test_study004_acceptance_rows_name_each_miss_and_its_evidence(tmp_path):
+    _write_study004_runs(tmp_path)
+    text = study004._acceptance(tmp_path, "paper", study004._runs(tmp_path, "main"),
+                                study004._quality(tmp_path, "main"), ["KTH-SP2"])
+    assert "| Tables 5-6 within 5 points | met | 5 of 5 | - | - |" in text
+    # SPF-CI: (100 - 80) / 100 = 20 % against 59 %; class-clairvoyant 70 % reaches it
+    assert ("| Table 7 within 10 points | **not met** | 1 of 2 | KTH-SP2 SPF-CI -39.0 | perfect classes "
+            "(class-clairvoyant) recover 50.0 to 50.0 points of these; they reach the published values") in text
+    assert ("| rf improves AVGbsld for every trace x policy | **not met** | 1 of 2 | KTH-SP2 SPF -33.3 % "
+            "(no safeguard +8.3 %) | the safeguard's kills: without them 1 of 1 improve") in text
+    assert "| class-clairvoyant at least as good as rf | met | 2 of 2 | - | - |" in text
+    assert "Quick scale" not in text
+    assert "Quick scale" in study004._acceptance(tmp_path, "quick", None, None, [])
+    assert "| Table 7 within 10 points | not measured | 0 of 0 |" in study004._acceptance(tmp_path, "quick", None,
+                                                                                          None, [])
