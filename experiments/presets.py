@@ -15,8 +15,8 @@ tables).
                    ran, walltime max(request, 2 x runtime); the study's Table 2 dividers
                    are that job set's medians), lag/aggregate features from the jobs
                    finished by each submission (``features = live``: with the weekly
-                   features its text describes, accuracy is 4 to 8 points below its
-                   Table 5), tau = 60 s.
+                   features its text describes, accuracy is 3 to 8 points lower on
+                   KTH-SP2, CTC-SP2 and SDSC-SP2, paper-scale ablation), tau = 60 s.
 ``study004-text``  study 004 as its text describes its pipeline: the same job set, and
                    the classifier learning from the trace, week by week, with features
                    frozen at each weekly retraining (``learning = decoupled``).

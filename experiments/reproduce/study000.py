@@ -144,7 +144,7 @@ def _gaps() -> str:
 
 - **CEA-Curie**: the shared file says MaxProcs 93,312; the study ran 80,640 processors (its Table 3), which
   the paper campaign uses (jobs wider than that are dropped and counted). Its 3 months give only 13 weeks per
-  log: 40 resampled weeks per half here (250 would take days), the study's 250.
+  log: 40 resampled weeks per half here (250 would take about 4 CPU-hours), the study's 250.
 - **Resampling**: same method, another random generator; with 250 weeks per half the means move by about a
   point between draws.
 - **Simulator**: tie rules (see Tables 1-2); the thresholded orders of ocst give a job above the threshold the
@@ -155,4 +155,5 @@ STUDY = Study(
     number="000", title="Tuning EASY-Backfilling queues", seed_file="000_d60d5c521d90969e.txt", plan=plan,
     report=report, extra=extra,
     durations={"quick": "KTH-SP2, 20 resampled weeks per half, plus Tables 1-2: about 5 min",
-               "paper": "5 traces x 98 runs x 250 (Curie 40) weeks per half: many hours on 2 cores; use --dask"})
+               "paper": "5 traces x 100 runs x 250 (Curie 40) weeks per half: about 5,800 CPU-seconds on a 16-core "
+                        "Xeon (CEA-Curie 2,400), so under an hour on 2 idle cores, about 7 min on 16"})
