@@ -178,6 +178,8 @@ def _gaps() -> str:
 STUDY = Study(
     number="001", title="Online tuning of EASY-Backfilling using queue reordering policies",
     seed_file="001_11d0b492e262f996.txt", plan=plan, report=report, extra=extra,
-    durations={"quick": "KTH-SP2, 3 one-year resamples, plus the ocst evidence on one resample: about 10 min",
-               "paper": "5 traces x 60 two-year resamples x 20 strategies, plus the ocst evidence on 3 traces: "
-                        "a day or more on 2 cores (CEA-Curie and SDSC-BLUE dominate); use --dask"})
+    durations={"quick": "KTH-SP2, 3 one-year resamples, plus the ocst evidence on one resample: about 5 min",
+               "paper": "5 traces x 60 two-year resamples x 20 strategies, plus the ocst evidence on 3 traces "
+                        "(8 min on one core): KTH-SP2 alone is about 9,000 CPU-seconds on a 16-core Xeon, the larger "
+                        "traces several times that: a day or more on 2 cores (CEA-Curie and SDSC-BLUE dominate); "
+                        "use --dask"})
