@@ -142,3 +142,25 @@ def test_study004_acceptance_rows_name_each_miss_and_its_evidence(tmp_path):
     assert "Quick scale" in study004._acceptance(tmp_path, "quick", None, None, [])
     assert "| Table 7 within 10 points | not measured | 0 of 0 |" in study004._acceptance(tmp_path, "quick", None,
                                                                                           None, [])
+
+
+def test_study004_gap_text_takes_its_figures_from_the_ablation(tmp_path):
+    _write_study004_runs(tmp_path)
+    # SPEC's job set: EASY-FCFS's AVGbsld 5.0 where the preset's is 10.0; weekly features: accuracy 80 vs 86
+    spec = tmp_path / "campaigns" / "abl_spec"
+    spec.mkdir(parents=True)
+    (spec / "runs.csv").write_text("trace,policy,variant,status,avg_bsld,sum_bsld\n"
+                                   "KTH-SP2-1996-2.1-cln,FCFS,base,ok,5.0,50.0\n")
+    weekly = tmp_path / "campaigns" / "abl_converter_weekly"
+    weekly.mkdir(parents=True)
+    (weekly / "classification.csv").write_text(
+        "trace,policy,variant,scope,n,tp,fp,tn,fn,accuracy,precision,recall\n"
+        "KTH-SP2-1996-2.1-cln,FCFS,rf,overall,1000,300,50,500,150,0.80,0.86,0.67\n")
+    text = study004._gaps(tmp_path)
+    assert "against SPEC's job set by KTH-SP2 x2.00" in text
+    assert "accuracy is 6.0 to 6.0 points lower than with the classes of the jobs finished" in text
+    assert "and 6.0 to 6.0 points below Table 5" in text
+    # class-clairvoyant: FCFS 60 % >= 50 % published, SPF 70 % >= 59 %: nothing lies beyond it
+    assert "class-clairvoyant reaches every published learned improvement" in text
+    empty = study004._gaps(tmp_path / "none")
+    assert "the paper-scale ablation measures by how much" in empty and "x2.00" not in empty
