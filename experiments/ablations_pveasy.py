@@ -20,12 +20,20 @@ the figures of the study's Tables 1, 2 and 4 and the MBS / MWBS:
 - ``--virtual X``: Figure 4's claim instead (PV-EASY better than FCFS-EASY and
   SJF-EASY at every prediction error): FCFS-EASY, SJF-EASY and PV-EASY with the
   virtual predictor at error X (seed 1), each as the campaign runs it and with
-  predictions never revised.
+  predictions never revised;
+- ``--mbs-gap``: Figure 5's MBS gap (PV-EASY-Last against EASY) taken apart job by
+  job - which jobs carry it (runtime, size, kills), which step of the pass started the
+  killed runs, why short jobs wait, and PV-EASY variants (predictors, venture steps):
+  see :func:`mbs_gap_rows`;
+- ``--sjf X``: Figure 4's SJF-EASY read three ways (shortest prediction, shortest
+  request, requests only): see :func:`sjf_rows`.
 
     uv run python -m bftune.experiments.ablations_pveasy                  # CTC-SP2 on 430 processors
     uv run python -m bftune.experiments.ablations_pveasy TRACE.swf.gz --procs 1152
     uv run python -m bftune.experiments.ablations_pveasy --virtual 0.1
     uv run python -m bftune.experiments.ablations_pveasy TRACE.swf.gz --procs 1152 --blocked-groups
+    uv run python -m bftune.experiments.ablations_pveasy --mbs-gap
+    uv run python -m bftune.experiments.ablations_pveasy --sjf 0.1
 """
 
 from __future__ import annotations
@@ -42,7 +50,13 @@ from bftune.experiments.campaign.kinds.pveasy import virtual_options
 from bftune.experiments.local_run import run_local
 from bftune.experiments.metrics import merge_jobs
 from bftune.experiments.outjobs import runs_columns
-from bftune.schedulers.core.jobs import EndState
+from bftune.schedulers.core.durations import format_duration
+from bftune.schedulers.core.easy import shadow_time
+from bftune.schedulers.core.jobs import EndState, Job
+from bftune.schedulers.core.ordering import Order
+from bftune.schedulers.core.policies import FormulaPolicy
+from bftune.schedulers.core import machines as ms
+from bftune.schedulers.core.pveasy import _BY_ESTIMATE, PvEasy, _ending_within, _take_fitting
 from bftune.schedulers.config import SchedulerConfig
 from bftune.schedulers.core.state import MachineState
 from bftune.schedulers.hooks.fairness import FairnessMonitor
@@ -75,10 +89,13 @@ class _Config:
 
 
 def configured(options: dict, machine: type[MachineState] | None = None,
-               monitor: FairnessMonitor | None = None) -> SchedulerConfig | _Config:
-    """The configuration of ``options`` with the fairness monitor on, its machine state and monitor swapped."""
+               monitor: FairnessMonitor | None = None, adapt=None) -> SchedulerConfig | _Config:
+    """The configuration of ``options`` with the fairness monitor on, its machine state and monitor swapped.
+
+    ``adapt(core)``, when given, changes the built core further (its algorithm) before anything runs.
+    """
     config = SchedulerConfig.from_options({**options, "fairness": True})
-    if machine is None and monitor is None:
+    if machine is None and monitor is None and adapt is None:
         return config
     build = config.build
 
@@ -88,13 +105,16 @@ def configured(options: dict, machine: type[MachineState] | None = None,
             core.machine = machine(m)
         if monitor is not None:
             core.hooks = [monitor if isinstance(h, FairnessMonitor) else h for h in core.hooks]
+        if adapt is not None:
+            adapt(core)
         return core
 
     return _Config(config, build_with)
 
 
-def row(name: str, trace: Trace, options: dict, machine: type[MachineState] | None = None) -> tuple[dict, object]:
-    config = configured(options, machine)
+def row(name: str, trace: Trace, options: dict, machine: type[MachineState] | None = None,
+        adapt=None) -> tuple[dict, object]:
+    config = configured(options, machine, adapt=adapt)
     summary, result = run_local(trace, config)
     f = summary["fairness"]
     out = {"ablation": name, "jobs": summary["jobs"], "MBS": summary["avg_bsld"], "MWBS": summary["mwbs"],
@@ -119,19 +139,26 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--procs", type=int, default=430)
     ap.add_argument("--blocked-groups", action="store_true", help="Figures 2-3's ablation (blocked jobs by size)")
     ap.add_argument("--virtual", type=float, metavar="X", help="Figure 4's ablation at prediction error X")
+    ap.add_argument("--mbs-gap", action="store_true", help="Figure 5's MBS gap: which jobs carry it")
+    ap.add_argument("--sjf", type=float, metavar="X", help="Figure 4's SJF-EASY read three ways at error X")
     args = ap.parse_args(argv)
     ran = read_swf(args.trace, cleaning="ran", max_procs=args.procs)
     if args.blocked_groups:
-        rows = blocked_rows(ran)
+        tables = [blocked_rows(ran)]
     elif args.virtual is not None:
-        rows = virtual_rows(ran, args.virtual)
+        tables = [virtual_rows(ran, args.virtual)]
+    elif args.mbs_gap:
+        tables = mbs_gap_rows(ran)
+    elif args.sjf is not None:
+        tables = [sjf_rows(ran, args.sjf)]
     else:
-        rows = main_rows(ran, args.trace, args.procs)
-    cols = list(rows[0])
-    print(" | ".join(cols))
-    for r in rows:
-        print(" | ".join(f"{v:,.2f}" if isinstance(v, float) else f"{v:,}" if isinstance(v, int) else str(v)
-                         for v in r.values()), flush=True)
+        tables = [main_rows(ran, args.trace, args.procs)]
+    for rows in tables:
+        print(" | ".join(rows[0]))
+        for r in rows:
+            print(" | ".join(f"{v:,.2f}" if isinstance(v, float) else f"{v:,}" if isinstance(v, int) else str(v)
+                             for v in r.values()), flush=True)
+        print()
     return 0
 
 
@@ -187,6 +214,7 @@ class JobTable:
     first_blocked: np.ndarray  # the first pass that stopped at the job (nan: never blocked)
     blocked: np.ndarray
     blocked_one_pass: np.ndarray
+    runs: list = dataclasses.field(default_factory=list, repr=False)  # every run, killed ones included
 
     def bsld(self, since: np.ndarray | None = None, tau: float = 10.0) -> np.ndarray:
         since = self.submit if since is None else since
@@ -194,9 +222,9 @@ class JobTable:
         return np.maximum((self.start + self.runtime - since) / p, 1.0)
 
 
-def job_table(trace: Trace, options: dict, machine: type[MachineState] | None = None) -> JobTable:
+def job_table(trace: Trace, options: dict, machine: type[MachineState] | None = None, adapt=None) -> JobTable:
     monitor = BlockedTimes()
-    _, result = run_local(trace, configured(options, machine, monitor))
+    _, result = run_local(trace, configured(options, machine, monitor, adapt))
     jobs = merge_jobs(runs_columns(result.runs))
     order = np.argsort(jobs["job"])
     ids = jobs["job"][order]
@@ -207,7 +235,8 @@ def job_table(trace: Trace, options: dict, machine: type[MachineState] | None = 
                     runtime=jobs["runtime"][order], kills=jobs["kills"][order],
                     first_blocked=np.array([first.get(i, np.nan) for i in ids]),
                     blocked=np.array([i in monitor.reserved for i in ids]),
-                    blocked_one_pass=np.array([i in monitor.blocked_one_pass for i in ids]))
+                    blocked_one_pass=np.array([i in monitor.blocked_one_pass for i in ids]),
+                    runs=list(result.runs))
 
 
 def _mbs(b: np.ndarray, q: np.ndarray, mask: np.ndarray) -> tuple[float, float]:
@@ -340,6 +369,281 @@ def blocked_rows(ran: Trace) -> list[dict]:
     exact = job_table(ran, {"scheduler": "pv-easy", "predictor": "exact"})
     rows.append(_group("big, own blocked, PV-EASY exact predictions", easy, exact, eb & big, exact.blocked & big))
     rows.append(_group("every job, PV-EASY exact predictions", easy, exact, everyone, everyone))
+    return rows
+
+
+class StepTags(PvEasy):
+    """PV-EASY noting which step of a pass started each run: ``1`` (priority order), ``3a`` (venture
+    backfilling, predicted to end by the reservation) or ``3b`` (venture, whatever its prediction).
+
+    A job started in 3b has an estimate beyond the horizon: one within it would have been taken by 3a,
+    which walks every waiting job while no fewer processors are free, so the tag is exact.
+    """
+
+    def __init__(self, priority: Order) -> None:
+        super().__init__(priority)
+        self.step: dict[str, str] = {}
+
+    def schedule(self, core, now: float, decisions) -> None:
+        n = len(decisions.starts)
+        super().schedule(core, now, decisions)
+        for job in decisions.starts[n:]:
+            self.step.setdefault(job.id, "1")
+
+    def _venture(self, core, head: Job, now: float, shadow: list[Job], decisions) -> None:
+        n = len(decisions.starts)
+        avail = core.machine.free.size + sum(job.procs for job in shadow)
+        horizon = shadow_time(core.machine.by_end, avail, head.procs, {job.id for job in shadow})[0] - now
+        super()._venture(core, head, now, shadow, decisions)
+        for job in decisions.starts[n:]:
+            self.step[job.id] = "3a" if job.estimate <= horizon else "3b"
+
+
+class VentureRest(PvEasy):
+    """PV-EASY whose venture step 3b (idle processors left after 3a) walks ``rest`` instead of the
+    priority order, or is left out (``rest`` None); with ``extra``, step 3a also takes a job predicted
+    to end after the reservation when it fits in the processors the head leaves over then (EASY's
+    "extra nodes" rule, which the study's step 3 does not have)."""
+
+    def __init__(self, priority: Order, rest: Order | None, extra: bool = False) -> None:
+        super().__init__(priority)
+        self.rest, self.extra = rest, extra
+
+    def _venture(self, core, head: Job, now: float, shadow: list[Job], decisions) -> None:
+        queue, machine = core.queue, core.machine
+        free = machine.free.size
+        reserve, avail, _ = shadow_time(machine.by_end, free + sum(job.procs for job in shadow), head.procs,
+                                        {job.id for job in shadow})
+        chosen: list[Job] = []
+        taken = {head.id}
+        if self.extra:
+            extra = avail - head.procs
+            for job in queue.iterate(_BY_ESTIMATE, now):
+                within = job.estimate <= reserve - now
+                if job.id not in taken and job.procs <= free and (within or job.procs <= extra):
+                    chosen.append(job)
+                    taken.add(job.id)
+                    free -= job.procs
+                    extra -= 0 if within else job.procs
+                    if free == 0:
+                        break
+        else:
+            free = _take_fitting(_ending_within(queue.iterate(_BY_ESTIMATE, now), reserve - now), free, taken,
+                                 chosen)
+        if self.rest is not None and free > 0 and free >= queue.min_procs:
+            _take_fitting(queue.iterate(self.rest, now), free, taken, chosen)
+        for job in chosen:
+            core.start(job, ms.lowest(machine.free.intervals, job.procs), now, decisions)
+
+
+def venture_rest(rest: Order | str | None, extra: bool = False, kind: type[VentureRest] | None = None):
+    """An ``adapt`` for :func:`configured`: PV-EASY with :class:`VentureRest` (``rest = "priority"``: the
+    priority order, as the study's step 3b); the algorithm built is appended to ``adapt.built``."""
+
+    def adapt(core) -> None:
+        priority = core.algorithm.priority
+        core.algorithm = (kind or VentureRest)(priority, priority if rest == "priority" else rest, extra)
+        adapt.built.append(core.algorithm)
+
+    adapt.built = []
+    return adapt
+
+
+class WaitReasons(VentureRest):
+    """Counts, at every venture pass (there are idle processors: venture runs only then), why each
+    waiting job of a watched set (by SWF number) is or is not taken by step 3a: too wide for the
+    idle processors, predicted to end after the head's reservation, or eligible (then taken, or
+    beaten to the processors by other jobs); and the job's prediction at each of those passes."""
+
+    watched: dict[int, str] = {}
+
+    def __init__(self, priority: Order, rest, extra: bool = False) -> None:
+        super().__init__(priority, rest, extra)
+        self.reasons: dict[str, dict[str, int]] = {}
+        self.predictions: dict[str, list[float]] = {}
+
+    def _venture(self, core, head: Job, now: float, shadow: list[Job], decisions) -> None:
+        free = core.machine.free.size
+        reserve = shadow_time(core.machine.by_end, free + sum(job.procs for job in shadow), head.procs,
+                              {job.id for job in shadow})[0]
+        for job in core.queue.jobs.values():
+            group = self.watched.get(job.seq)
+            if group is None or job is head:
+                continue
+            reason = ("too wide" if job.procs > free
+                      else "predicted past reservation" if job.estimate > reserve - now else "eligible")
+            counts = self.reasons.setdefault(group, {})
+            counts[reason] = counts.get(reason, 0) + 1
+            self.predictions.setdefault(group, []).append(job.estimate)
+        super()._venture(core, head, now, shadow, decisions)
+
+
+def _reasons(ran: Trace) -> list[dict]:
+    """Third table of :func:`mbs_gap_rows`: :class:`WaitReasons` for the short jobs, Last Model and exact."""
+    WaitReasons.watched = {j.id: "p <= 10 s" if j.runtime <= 10 else "p in (10s, 10m]"
+                           for j in ran.jobs if j.runtime <= 600}
+    out = []
+    for predictor in ("last", "exact"):
+        adapt = venture_rest("priority", kind=WaitReasons)
+        run_local(ran, configured({"scheduler": "pv-easy", "predictor": predictor}, adapt=adapt))
+        algorithm = adapt.built[0]
+        for group, counts in sorted(algorithm.reasons.items()):
+            total = sum(counts.values())
+            out.append({"run": f"PV-EASY {predictor}", "jobs": group, "job-passes waiting": total,
+                        **{k: counts.get(k, 0) / total for k in ("too wide", "predicted past reservation", "eligible")},
+                        "median prediction s": float(np.median(algorithm.predictions[group]))})
+    return out
+
+    return adapt
+
+
+def _gap_row(name: str, easy: JobTable, pv: JobTable, mask: np.ndarray, tau: float = 10.0) -> dict:
+    """One job set under both schedulers; ``share of gap`` adds up to PV-EASY's MBS minus EASY's."""
+    e, p = easy.bsld(tau=tau), pv.bsld(tau=tau)
+    hours = 3600.0
+    n = int(mask.sum())
+    return {"jobs": name, "n": n, "MBS EASY": float(e[mask].mean()) if n else math.nan,
+            "MBS PV": float(p[mask].mean()) if n else math.nan,
+            "share of gap": float((p[mask] - e[mask]).sum() / len(e)),
+            "wait h EASY": float((easy.start - easy.submit)[mask].mean() / hours) if n else math.nan,
+            "wait h PV": float((pv.start - pv.submit)[mask].mean() / hours) if n else math.nan,
+            "PV preempted": int((pv.kills[mask] > 0).sum()),
+            "PV kills/job": float(pv.kills[mask].mean()) if n else math.nan}
+
+
+def _seconds(x: float) -> str:
+    return "0" if x == -math.inf else "inf" if x == math.inf else format_duration(x)
+
+
+def _steps(pv: JobTable, tags: dict[str, str]) -> list[dict]:
+    """Where PV-EASY's runs came from (step of the pass), which of them were killed, and the final
+    runs of the jobs of p <= 10 s (how many each step started, after how long a wait)."""
+    out = []
+    tiny = {i for i, p in zip(pv.ids, pv.runtime) if p <= 10}
+    for step in ("1", "3a", "3b"):
+        runs = [r for r in pv.runs if tags.get(r.id) == step]
+        killed = [r for r in runs if r.state == KILLED]
+        done = [r for r in runs if r.state != KILLED]
+        small = [r.start - r.original_submit for r in done if r.first_id in tiny]
+        out.append({"step": step, "runs": len(runs), "killed": len(killed),
+                    "killed share": len(killed) / max(len(runs), 1),
+                    "wasted proc-h": sum(r.procs * (r.end - r.start) for r in killed) / 3600,
+                    "killed: median job runtime s": _median([r.runtime for r in killed]),
+                    "killed: median time run s": _median([r.end - r.start for r in killed]),
+                    "killed: mean q": float(np.mean([r.procs for r in killed])) if killed else math.nan,
+                    "finished: median runtime s": _median([r.end - r.start for r in done]),
+                    "p <= 10 s jobs started": len(small),
+                    "their wait h": float(np.mean(small)) / 3600 if small else math.nan})
+    return out
+
+
+def _median(values: list[float]) -> float:
+    return float(np.median(values)) if values else math.nan
+
+
+def mbs_gap_rows(ran: Trace) -> list[list[dict]]:
+    """PV-EASY's MBS against EASY's (CTC-SP2: 15.34 against 10.56) taken apart, on the same jobs.
+
+    EASY and PV-EASY-Last as the campaign runs them, plus PV-EASY with exact predictions.
+    First table, one row per job set (the same jobs under both schedulers):
+
+    - ``MBS EASY`` / ``MBS PV``: the set's mean bounded slowdown (tau = 10 s);
+    - ``share of gap``: the set's sum of (PV-EASY's - EASY's) bounded slowdown over the number
+      of all jobs - the rows of one grouping add up to the MBS gap, so this says which jobs carry it;
+    - ``wait h``: mean wait (hours, r_j to the final start); ``PV preempted`` / ``PV kills/job``.
+
+    Groupings: by final runtime (p), by parallelism (q), by how often PV-EASY killed the job;
+    then ``every job, tau = 60 s`` (the bound at one minute) and the PV-EASY exact-prediction
+    run on every job and on jobs of p <= 10 min; then, on every job and on the jobs of p <= 10 s,
+    PV-EASY with the users' requests as predictions, PV-EASY-Last keeping expired predictions
+    (``NeverRevised``), PV-EASY without venture step 3b (Last Model and exact), PV-EASY-Last
+    whose step 3b walks shortest prediction first (:class:`VentureRest`), and EASY-Last - in
+    those rows "MBS PV" is that run's.  Second table, PV-EASY-Last's runs by the step
+    of the pass that started them (1: priority order; 3a: venture backfilling, predicted to end
+    by the head's reservation; 3b: venture, whatever the prediction): how many were killed, the
+    processor-hours they wasted, their jobs' runtimes and how long they ran before the kill, and
+    how many of the jobs of p <= 10 s each step started (final run) after what mean wait.
+    Third table (:class:`WaitReasons`, PV-EASY-Last and exact): for the waiting short jobs, at
+    every venture pass, the share of (job, pass) pairs too wide for the idle processors,
+    predicted to end after the head's reservation, or eligible for step 3a, and their median
+    prediction.
+    """
+    m = ran.max_procs
+    easy = job_table(ran, {})
+    tagger: list[StepTags] = []
+
+    def tag(core) -> None:
+        core.algorithm = StepTags(core.algorithm.priority)
+        tagger.append(core.algorithm)
+
+    pv = job_table(ran, {"scheduler": "pv-easy", "predictor": "last"}, adapt=tag)
+    exact = job_table(ran, {"scheduler": "pv-easy", "predictor": "exact"})
+    for t in (pv, exact):
+        if not np.array_equal(easy.ids, t.ids):
+            raise ValueError("EASY and PV-EASY ran different job sets")
+    everyone = np.ones(len(easy.ids), dtype=bool)
+    p, q, k = easy.runtime, easy.q, pv.kills
+    rows = [_gap_row("every job", easy, pv, everyone)]
+    rows += [_gap_row(f"p in ({_seconds(lo)}, {_seconds(hi)}]", easy, pv, (p > lo) & (p <= hi))
+             for lo, hi in _pairs([10, 60, 600, 3600, 4 * 3600])]
+    rows += [_gap_row(f"q in ({lo:g}, {hi:g}]", easy, pv, (q > lo) & (q <= hi)) for lo, hi in _pairs([1, 8, 32, m / 4])]
+    rows += [_gap_row(name, easy, pv, mask) for name, mask in (
+        ("PV never killed", k == 0), ("PV killed once", k == 1), ("PV killed 2-3 times", (k >= 2) & (k <= 3)),
+        ("PV killed 4+ times", k >= 4),
+        ("p <= 10 min, PV never killed", (p <= 600) & (k == 0)), ("p <= 10 min, PV killed", (p <= 600) & (k > 0)))]
+    rows.append(_gap_row("every job, tau = 60 s", easy, pv, everyone, tau=60.0))
+    rows.append(_gap_row("every job, PV-EASY exact predictions", easy, exact, everyone))
+    rows.append(_gap_row("p <= 10 min, PV-EASY exact predictions", easy, exact, p <= 600))
+    rows.append(_gap_row("p <= 10 s, PV-EASY exact predictions", easy, exact, p <= 10))
+    last, exact_options = {"scheduler": "pv-easy", "predictor": "last"}, {"scheduler": "pv-easy", "predictor": "exact"}
+    for name, options, machine, adapt in (
+            ("PV-EASY, requests as predictions", {"scheduler": "pv-easy", "predictor": "walltime"}, None, None),
+            ("PV-EASY-Last, no walltime fallback", last, NeverRevised, None),
+            ("PV-EASY-Last, no step 3b", last, None, venture_rest(None)),
+            ("PV-EASY exact, no step 3b", exact_options, None, venture_rest(None)),
+            ("PV-EASY-Last, 3b shortest prediction first", last, None, venture_rest(_BY_ESTIMATE)),
+            ("PV-EASY-Last, 3a with EASY's extra processors", last, None, venture_rest(None, extra=True)),
+            ("PV-EASY-Last, 3a with extra processors, then 3b", last, None, venture_rest("priority", True)),
+            ("EASY-Last", {"predictor": "last"}, None, None)):
+        other = job_table(ran, options, machine, adapt)
+        rows.append(_gap_row(f"every job, {name}", easy, other, everyone))
+        rows.append(_gap_row(f"p <= 10 s, {name}", easy, other, p <= 10))
+    return [rows, _steps(pv, tagger[0].step), _reasons(ran)]
+
+
+def _pairs(edges: list[float]) -> list[tuple[float, float]]:
+    bounds = [-math.inf, *edges, math.inf]
+    return list(zip(bounds, bounds[1:]))
+
+
+def _requested(job: Job, now: float) -> float:
+    return job.walltime
+
+
+SHORTEST_REQUEST = Order(FormulaPolicy("SRQ", "requested p~", _requested))
+
+
+def _backfill_by_request(core) -> None:
+    core.algorithm.backfill = SHORTEST_REQUEST
+
+
+def sjf_rows(ran: Trace, error: float) -> list[dict]:
+    """Figure 4's SJF-EASY read three ways, beside PV-EASY and FCFS-EASY (virtual predictor, seed 1).
+
+    - ``SJF-EASY (campaign)``: reservation and backfilling on the predictions, backfilling the
+      shortest prediction first (``backfill_policy = SPF`` on the planning estimate);
+    - ``SJF-EASY, short = request``: the same predictions for the reservation and the
+      "fits before it" test, the backfilling order by the user's request instead;
+    - ``SJF-EASY, requests only``: no predictor at all (reservation, test and order on the
+      requests): the study's SJF-EASY if "replaced user estimates" did not reach it;
+    - ``EASY, requests`` and ``FCFS-EASY`` / ``PV-EASY`` at error X for reference.
+    """
+    rows = [row("EASY, requests", ran, {})[0]]
+    for strategy in ("FCFS-EASY", "SJF-EASY", "PV-EASY"):
+        rows.append(row(f"{strategy}, virtual {error:g} (campaign)", ran, virtual_options(strategy, "FCFS", error, 1))[0])
+    sjf = virtual_options("SJF-EASY", "FCFS", error, 1)
+    rows.append(row(f"SJF-EASY, virtual {error:g}, short = request", ran, sjf, adapt=_backfill_by_request)[0])
+    rows.append(row("SJF-EASY, requests only", ran, {"backfill_policy": "SPF"})[0])
     return rows
 
 
