@@ -141,7 +141,8 @@ def load() -> str:
 
 def write_clean(source: str, target: str) -> None:
     """Child mode: the cleaned jobs of ``source`` as a plain SWF with a bare MaxProcs header; prints the job count."""
-    from bftune.workloads.swf import read_swf, write_swf  # here, not at the top: see the module docstring
+    from bftune.workloads.swf import read_swf  # here, not at the top: see the module docstring
+    from bftune.workloads.swf_write import write_swf
 
     trace = read_swf(source)
     write_swf(dataclasses.replace(trace, header_lines=()), target)

@@ -31,7 +31,8 @@ from bftune.workloads.batsim_json import batsim_workload_text, read_batsim_workl
 from bftune.workloads.errors import WorkloadError
 from bftune.workloads.model import Trace
 from bftune.workloads.resample import resample, split_halves
-from bftune.workloads.swf import CLEANINGS, read_swf, write_swf
+from bftune.workloads.swf import CLEANINGS, read_swf
+from bftune.workloads.swf_write import write_swf
 from bftune.workloads.synthetic import generate
 
 

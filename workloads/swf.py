@@ -5,7 +5,7 @@ Reading does two things, in this order:
 1. **Parse.**  ``;`` lines are the header: every ``; Key: value`` line goes into
    ``Trace.header`` (a key that repeats, like ``Note`` or ``Queue``, keeps all its
    values joined by newlines) and every comment line is kept verbatim in
-   ``Trace.header_lines`` so that :func:`write_swf` can preserve provenance.
+   ``Trace.header_lines`` so that :func:`~bftune.workloads.swf_write.write_swf` can preserve provenance.
    Every other non-blank line must hold exactly 18 numeric tokens.
    *Numbers.*  The archive writes integers everywhere except field 6 (average
    CPU time, e.g. ``142.00`` in CTC-SP2).  We therefore accept any finite
@@ -111,7 +111,6 @@ from pathlib import Path
 from typing import Iterable, Literal
 
 from bftune.gcpause import paused_gc
-from bftune.files import atomic_write_bytes
 from bftune.workloads import limits
 from bftune.workloads.errors import WorkloadError
 from bftune.workloads.model import JobRecord, Trace, records_from_columns
@@ -171,11 +170,12 @@ def check_cleaning(cleaning: str) -> str:
         raise ValueError(f"cleaning must be one of {', '.join(CLEANINGS)}, not {cleaning!r}")
     return cleaning
 
+
 _GZIP_MAGIC = b"\x1f\x8b"
-# "; Key: value" - the key is one word and the colon must be followed by
-# white space or the end of line, so that continuation lines such as
-# ";              http://www..." are not mistaken for a key "http".
-_HEADER_RE = re.compile(r"^;\s*([A-Za-z][A-Za-z0-9_-]*)\s*:(?:\s+(.*?))?\s*$")
+#: A header line "; Key: value" (also what the SWF writer rewrites): the key is one word and the colon
+#: must be followed by white space or the end of line, so that continuation lines such as
+#: ";              http://www..." are not mistaken for a key "http".
+HEADER_RE = re.compile(r"^;\s*([A-Za-z][A-Za-z0-9_-]*)\s*:(?:\s+(.*?))?\s*$")
 _LEADING_INT_RE = re.compile(r"^\s*([+-]?\d+)")
 
 
@@ -587,7 +587,7 @@ def _parse_number(token: str, index: int) -> int | float:
 
 
 def _add_header_line(header: dict[str, str], line: str) -> None:
-    match = _HEADER_RE.match(line.strip())
+    match = HEADER_RE.match(line.strip())
     if match is None:
         return
     key, value = match.group(1), match.group(2) or ""
@@ -633,75 +633,3 @@ def _decode(raw: bytes) -> str:
         return raw.decode("utf-8")
     except UnicodeDecodeError:
         return raw.decode("latin-1")
-
-
-# --------------------------------------------------------------------------
-# writing
-
-
-def write_swf(
-    trace: Trace,
-    path: str | os.PathLike[str],
-    *,
-    notes: Iterable[str] = (),
-) -> Path:
-    """Write ``trace`` as SWF (gzip if ``path`` ends with ``.gz``), atomically.
-
-    The trace's original comment lines are kept in order (acknowledgements,
-    provenance), except that ``MaxProcs`` is set to ``trace.max_procs`` (added
-    if absent) and ``MaxJobs`` / ``MaxRecords``, where present, to the number
-    of jobs written: they describe this file.  Each of ``notes`` becomes a
-    ``; Note: ...`` line (e.g. how a resampled trace was made).
-
-    Only what a :class:`JobRecord` holds is written: procs go to both
-    allocated (5) and requested (8) processors, the walltime to field 9, the
-    other fields a JobRecord does not keep (wait, cpu, memory, preceding job,
-    think time) are -1.  Reading the file back gives the same jobs.
-    """
-    path = Path(path)
-    lines = _header_for_writing(trace, list(notes))
-    for job in trace.jobs:
-        lines.append(
-            f"{job.id} {_fmt(job.submit)} -1 {_fmt(job.runtime)} {job.procs} -1 -1 {job.procs} "
-            f"{_fmt(job.walltime)} -1 {job.status} {job.user} {job.group} {job.executable} "
-            f"{job.queue} {job.partition} -1 -1"
-        )
-    data = ("\n".join(lines) + "\n").encode("utf-8")
-    if path.name.endswith(".gz"):
-        buf = io.BytesIO()
-        # mtime=0 and no file name: the same trace always gives the same bytes.
-        with gzip.GzipFile(filename="", mode="wb", fileobj=buf, mtime=0) as gz:
-            gz.write(data)
-        data = buf.getvalue()
-    return atomic_write_bytes(path, data)
-
-
-def _header_for_writing(trace: Trace, notes: list[str]) -> list[str]:
-    n = str(len(trace.jobs))
-    replacements = {"MaxProcs": str(trace.max_procs), "MaxJobs": n, "MaxRecords": n}
-    out: list[str] = []
-    seen_maxprocs = False
-    for line in trace.header_lines:
-        match = _HEADER_RE.match(line.strip())
-        key = match.group(1) if match else None
-        if key in replacements:
-            if key == "MaxProcs":
-                if seen_maxprocs:
-                    continue
-                seen_maxprocs = True
-            out.append(f"; {key}: {replacements[key]}")
-        else:
-            out.append(line)
-    if not seen_maxprocs:
-        out.append(f"; MaxProcs: {trace.max_procs}")
-    out.extend(f"; Note: {note}" for note in notes)
-    return out
-
-
-def _fmt(value: int | float) -> str:
-    """Integral numbers without a decimal point; others with Python's shortest repr."""
-    if isinstance(value, int):
-        return str(value)
-    if float(value).is_integer():
-        return str(int(value))
-    return repr(float(value))

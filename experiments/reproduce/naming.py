@@ -40,7 +40,8 @@ from bftune.files import atomic_write_text
 from bftune.schedulers.config import SchedulerConfig
 from bftune.schedulers.drivers.local.simulator import simulate
 from bftune.workloads.resample import resample
-from bftune.workloads.swf import read_swf, write_swf
+from bftune.workloads.swf import read_swf
+from bftune.workloads.swf_write import write_swf
 
 OCS_BINARY = "ocs-obps"
 THRESHOLD_S = 40 * 3600  # Theta of study 001's fixed policies

@@ -28,7 +28,8 @@ from bftune.experiments.reproduce.study import CampaignPlan, Study, trace
 from bftune.files import atomic_write_text
 from bftune.schedulers.config import SchedulerConfig
 from bftune.schedulers.drivers.local.simulator import simulate
-from bftune.workloads.swf import read_swf, write_swf
+from bftune.workloads.swf import read_swf
+from bftune.workloads.swf_write import write_swf
 
 TRACES = {
     "KTH-SP2": ("KTH-SP2-1996-2.1-cln.swf.gz", None, 250),

@@ -10,7 +10,7 @@ from bftune.experiments.cli import main
 from bftune.experiments.index_collection import run_collection
 from bftune.learning.index.collect import Settings
 from bftune.schedulers.core.policies import get_policy
-from bftune.workloads.swf import write_swf
+from bftune.workloads.swf_write import write_swf
 from bftune.workloads.synthetic import generate
 
 def args(**options) -> list[str]:

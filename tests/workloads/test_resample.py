@@ -14,7 +14,8 @@ from bftune.workloads.resample import (
     week_picks,
     whole_weeks,
 )
-from bftune.workloads.swf import read_swf, write_swf
+from bftune.workloads.swf import read_swf
+from bftune.workloads.swf_write import write_swf
 from locations import KTH
 
 T0 = 1000

@@ -1,4 +1,4 @@
-"""SWF reading, cleaning and writing (bftune.workloads.swf)."""
+"""SWF reading and cleaning (bftune.workloads.swf); writing is tested in test_swf_write.py."""
 
 from __future__ import annotations
 
@@ -14,38 +14,15 @@ from bftune.workloads.swf import (
     dropped_jobs,
     parse_swf,
     read_swf,
-    write_swf,
 )
 from locations import KTH, SHARED_WORKLOADS
+from swf_lines import HEADER, job_line
 
 
 def shared_trace(path: Path) -> Path:
     if not path.exists():
         pytest.skip(f"shared trace {path} is not available (the ../shared checkout is missing)")
     return path
-
-
-def job_line(
-    jid, submit=0, runtime=10, alloc=1, req_procs=-1, req_time=100, user=1, status=1, wait=-1, avg_cpu="-1"
-) -> str:
-    return (
-        f"{jid} {submit} {wait} {runtime} {alloc} {avg_cpu} -1 {req_procs} {req_time} -1 "
-        f"{status} {user} 7 3 2 1 -1 -1"
-    )
-
-
-HEADER = """; Version: 2.2
-; Computer: Test box
-; Acknowledge: Someone
-; Information: http://example.org/
-;              http://www.cs.huji.ac.il/labs/parallel/workload/
-; UnixStartTime: 843480031
-; TimeZoneString: Europe/Stockholm
-; MaxNodes: 8
-; MaxProcs: 16
-; Note: first note
-; Note: second note
-"""
 
 
 def write(tmp_path: Path, text: str, name: str = "t.swf") -> Path:
@@ -265,34 +242,6 @@ def test_walltime_fallback_uses_runtime_and_counts(tmp_path):
     assert dropped_jobs(trace) == 0
     with pytest.raises(ValueError):
         parse_swf(text, walltime_fallback="walltime")  # type: ignore[arg-type]
-
-
-def test_write_then_read_round_trip(tmp_path):
-    lines = [job_line(i, submit=10 * i, runtime=5 + i, alloc=1 + i % 4, req_time=100 + i, user=i % 3) for i in (1, 2, 3)]
-    original = parse_swf(HEADER + "; MaxJobs: 99\n" + "\n".join(lines) + "\n", name="orig")
-    for name in ("out.swf", "out.swf.gz"):
-        path = write_swf(original, tmp_path / name, notes=["resampled by a test"])
-        again = read_swf(path)
-        assert again.jobs == original.jobs
-        assert again.max_procs == original.max_procs
-        assert again.header["Acknowledge"] == "Someone"
-        assert again.header["MaxJobs"] == "3"
-        assert again.header["Note"].endswith("resampled by a test")
-        assert again.header_lines[: 3] == original.header_lines[:3]
-    assert (tmp_path / "out.swf.gz").read_bytes()[:2] == b"\x1f\x8b"
-    # deterministic bytes (gzip without timestamp)
-    first = (tmp_path / "out.swf.gz").read_bytes()
-    write_swf(original, tmp_path / "out.swf.gz", notes=["resampled by a test"])
-    assert (tmp_path / "out.swf.gz").read_bytes() == first
-
-
-def test_write_sets_maxprocs_when_overridden_or_absent(tmp_path):
-    trace = parse_swf("; Version: 2\n" + job_line(1, alloc=3) + "\n", max_procs=4)
-    path = write_swf(trace, tmp_path / "o.swf")
-    assert read_swf(path).max_procs == 4
-    trace = parse_swf("; MaxProcs: 100\n" + job_line(1, alloc=3) + "\n", max_procs=4)
-    text = write_swf(trace, tmp_path / "o2.swf").read_text()
-    assert text.startswith("; MaxProcs: 4\n") and "MaxProcs: 100" not in text
 
 
 def test_kth_sp2_cleaning_matches_batsim_readme():

@@ -8,7 +8,8 @@ from collections import Counter
 import numpy as np
 import pytest
 from bftune.workloads.errors import WorkloadError
-from bftune.workloads.swf import read_swf, write_swf
+from bftune.workloads.swf import read_swf
+from bftune.workloads.swf_write import write_swf
 from bftune.workloads.synthetic import (
     WALLTIME_VALUES,
     _bucket_weights,

@@ -152,7 +152,7 @@ def test_pybatsim_entry_with_real_batsim(tmp_path):
 
 
 def test_cli_compare(kth, tmp_path):
-    from bftune.workloads.swf import write_swf
+    from bftune.workloads.swf_write import write_swf
 
     swf = tmp_path / "kth300.swf"
     write_swf(head(kth, 300), swf)

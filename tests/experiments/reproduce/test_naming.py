@@ -10,7 +10,7 @@ from bftune.experiments.reproduce import naming
 from bftune.schedulers.config import SchedulerConfig
 from bftune.schedulers.drivers.local.simulator import simulate
 from bftune.workloads.model import JobRecord, Trace
-from bftune.workloads.swf import write_swf
+from bftune.workloads.swf_write import write_swf
 
 M = 20
 # Job 0 holds the whole machine until t = 5000; jobs 1-8 arrive meanwhile, each needing more than half of
