@@ -434,17 +434,22 @@ class RuntimeClassifier:
         self._state.append(_NOT_FINISHED)
         return small, prob
 
+    def _classified_index(self, job_id: str) -> int:
+        """The row of a classified job; a rerun's id ``<origin>#<n>`` names its origin's row."""
+        i = self._index.get(job_id)
+        if i is None and "#" in job_id:
+            i = self._index.get(job_id.split("#", 1)[0])
+        if i is None:
+            raise ValueError(f"finished() for job {job_id!r}, which was never classified")
+        return i
+
     def finished(self, job_id: str, runtime: float, end: float) -> None:
         """The job's final run ended at ``end`` after ``runtime`` seconds.
 
         A rerun's id ``<origin>#<n>`` is accepted for its origin's id.
         """
         self.advance(end)
-        i = self._index.get(job_id)
-        if i is None and "#" in job_id:
-            i = self._index.get(job_id.split("#", 1)[0])
-        if i is None:
-            raise ValueError(f"finished() for job {job_id!r}, which was never classified")
+        i = self._classified_index(job_id)
         if self._state[i] != _NOT_FINISHED:
             raise ValueError(f"finished() twice for job {job_id!r}")
         self._divider.add(self._now, runtime)

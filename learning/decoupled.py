@@ -72,11 +72,7 @@ class DecoupledClassifier(RuntimeClassifier):
     def finished(self, job_id: str, runtime: float, end: float) -> None:
         """Only checked and counted: the data of a job come from the trace at its week's end."""
         self.advance(end)
-        i = self._index.get(job_id)
-        if i is None and "#" in job_id:
-            i = self._index.get(job_id.split("#", 1)[0])
-        if i is None:
-            raise ValueError(f"finished() for job {job_id!r}, which was never classified")
+        i = self._classified_index(job_id)
         if self._done[i]:
             raise ValueError(f"finished() twice for job {job_id!r}")
         self._done[i] = True
