@@ -14,7 +14,7 @@ from bftune.experiments.campaign.config import load_config
 from bftune.experiments.campaign.runner import format_failures, run_campaign
 from bftune.experiments.campaign.specs import CampaignError
 from bftune.experiments.reproduce.registry import STUDIES
-from bftune.experiments.reproduce.study import Study
+from bftune.experiments.reproduce.study import Execution, Study
 from bftune.files import atomic_write_text
 
 
@@ -40,7 +40,7 @@ def run_study(study: Study, scale: str, out: Path, *, workers: int | None = None
         outcome = run_campaign(load_config(path), out / "campaigns" / plan.name, workers=workers, dask=dask,
                                progress=progress)
         failures += outcome.failures
-    notes = study.extra(scale, out) if study.extra is not None else []
+    notes = study.extra(scale, out, Execution(workers, dask, progress)) if study.extra is not None else []
     return failures, notes
 
 

@@ -20,10 +20,19 @@ class CampaignPlan:
 
 
 @dataclass(frozen=True)
+class Execution:
+    """Where and how a reproduction runs (the command's --workers, --dask, --no-progress), for extra steps."""
+
+    workers: int | None = None
+    dask: object = None
+    progress: bool = True
+
+
+@dataclass(frozen=True)
 class Study:
     """A published study bftune reproduces.
 
-    ``plan(scale)`` lists the campaigns; ``extra(scale, out)`` runs resumable
+    ``plan(scale)`` lists the campaigns; ``extra(scale, out, execution)`` runs resumable
     measurements outside campaigns (may be None); ``report(out, scale)``
     returns the markdown report from what is stored under ``out`` (missing
     results are said, never invented).  ``durations`` says how long each
@@ -36,7 +45,7 @@ class Study:
     plan: Callable[[str], list[CampaignPlan]]
     report: Callable[[Path, str], str]
     durations: dict[str, str] = field(default_factory=dict)
-    extra: Callable[[str, Path], list[str]] | None = None
+    extra: Callable[[str, Path, Execution], list[str]] | None = None
 
 
 def trace(file: str) -> str:

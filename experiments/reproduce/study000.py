@@ -24,7 +24,7 @@ import pandas as pd
 
 from bftune.experiments.reproduce import naming
 from bftune.experiments.reproduce.markdown import diff, num, table
-from bftune.experiments.reproduce.study import CampaignPlan, Study, trace
+from bftune.experiments.reproduce.study import CampaignPlan, Execution, Study, trace
 from bftune.files import atomic_write_text
 from bftune.schedulers.config import SchedulerConfig
 from bftune.schedulers.drivers.local.simulator import simulate
@@ -62,7 +62,7 @@ def plan(scale: str) -> list[CampaignPlan]:
     return [CampaignPlan(name, _config(name, weeks)) for name, (_, _, weeks) in TRACES.items()]
 
 
-def extra(scale: str, out: Path) -> list[str]:
+def extra(scale: str, out: Path, execution: Execution) -> list[str]:
     """Tables 1-2 on the original traces (one JSON file per simulation: resumable)."""
     folder = out / "tables12"
     folder.mkdir(parents=True, exist_ok=True)

@@ -21,7 +21,7 @@ import pandas as pd
 
 from bftune.experiments.reproduce import naming
 from bftune.experiments.reproduce.markdown import diff, num, table
-from bftune.experiments.reproduce.study import CampaignPlan, Study, trace
+from bftune.experiments.reproduce.study import CampaignPlan, Execution, Study, trace
 
 TRACES = {
     "KTH-SP2": "KTH-SP2-1996-2.1-cln.swf.gz",
@@ -62,7 +62,7 @@ def plan(scale: str) -> list[CampaignPlan]:
     return [CampaignPlan(name, _config(name, 60, 104)) for name in TRACES]
 
 
-def extra(scale: str, out: Path) -> list[str]:
+def extra(scale: str, out: Path, execution: Execution) -> list[str]:
     ocs = naming.ocs_available()
     if ocs is None:
         return ["study 001: ocs-obps is not installed (../shared/tools/build-ocst.sh): naming evidence skipped"]

@@ -21,8 +21,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from bftune.experiments.index_collection import finish, run_collection
 from bftune.experiments.reproduce.embedded import campaigns_report
-from bftune.experiments.reproduce.study import CampaignPlan, Study, toml_list, trace
+from bftune.experiments.reproduce.study import CampaignPlan, Execution, Study, toml_list, trace
+from bftune.learning.index import collect as col
 
 TRACES = ("KTH-SP2-1996-2.1-cln.swf.gz", "SDSC-SP2-1998-4.2-cln.swf.gz", "CTC-SP2-1996-3.1-cln.swf.gz",
           "HPC2N-2002-2.2-cln.swf.gz", "SDSC-BLUE-2000-4.2-cln.swf.gz", "CEA-Curie-2011-2.1-cln.swf.gz")
@@ -45,14 +47,12 @@ def plan(scale: str) -> list[CampaignPlan]:
     return [CampaignPlan("index_policies", _config(traces, sequences))]
 
 
-def extra(scale: str, out: Path) -> list[str]:
-    """The score collection and its fits (resumable: stored windows are reused)."""
-    from bftune.experiments.index_collection import finish, run_collection
-    from bftune.learning.index import collect as col
-
+def extra(scale: str, out: Path, execution: Execution) -> list[str]:
+    """The score collection and its fits (resumable: stored windows are reused), on the command's executors."""
     _, _, windows, trials = SCALES[scale]
     settings = col.Settings(source="synthetic", windows=windows, trials=trials)
-    outcome = run_collection(settings, out / "learn")
+    outcome = run_collection(settings, out / "learn", workers=execution.workers, dask=execution.dask,
+                             progress=execution.progress)
     if outcome.failures:
         return [f"learn-index: {len(outcome.failures)} windows failed (in learn/failures/); the same command "
                 "retries them; no fit written"]

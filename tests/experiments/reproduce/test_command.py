@@ -81,8 +81,8 @@ def _tiny_report(out: Path, scale: str) -> str:
 def test_run_study_then_resume_then_report_only(tmp_path, monkeypatch):
     extra_calls = []
 
-    def extra(scale, out):
-        extra_calls.append(scale)
+    def extra(scale, out, execution):
+        extra_calls.append((scale, execution.workers, execution.progress))
         return ["extra done"]
 
     tiny = Study("999", "a tiny study", "none.txt", plan=lambda scale: [CampaignPlan("tiny", TINY)],
@@ -98,10 +98,10 @@ def test_run_study_then_resume_then_report_only(tmp_path, monkeypatch):
     # the same command resumes: nothing is run again
     assert main(["reproduce", "004", "--out", str(out), "--workers", "1", "--no-progress"]) == 0
     assert [p.stat().st_mtime_ns for p in stored] == mtimes
-    assert extra_calls == ["quick", "quick"]
+    assert extra_calls == [("quick", 1, False)] * 2
     (out / "report.md").unlink()
     assert main(["reproduce", "004", "--out", str(out), "--report-only"]) == 0
-    assert extra_calls == ["quick", "quick"] and (out / "report.md").exists()
+    assert extra_calls == [("quick", 1, False)] * 2 and (out / "report.md").exists()
 
 
 def test_an_output_path_that_is_a_file_is_one_line_and_exit_2(tmp_path, capsys):
