@@ -102,6 +102,10 @@ def rejection(job: Job, m: int) -> str | None:
     return None
 
 
+class OracleMissingError(RuntimeError):
+    """A clairvoyant baseline ran under a driver that knows no true runtimes."""
+
+
 class Core:
     """State plus decision logic; no clock, no I/O."""
 
@@ -122,6 +126,12 @@ class Core:
     @property
     def m(self) -> int:
         return self.machine.m
+
+    def true_runtime(self, job: Job, who: str) -> float:
+        """``job``'s actual work, for ``who``, a clairvoyant baseline; an error if the driver knows none."""
+        if self.runtime_oracle is None:
+            raise OracleMissingError(f"{who} needs the true runtimes, which this driver does not provide")
+        return self.runtime_oracle(job)
 
     @property
     def may_kill(self) -> bool:

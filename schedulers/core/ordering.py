@@ -61,10 +61,8 @@ class Order:
         means for PV-EASY's shadow load and for the fairness metrics.
         """
         if now - job.submit > self.threshold:
-            return (0, job.submit, job.seq, job.id)
-        if self.by_class:
-            return (1, job.qclass, self.policy.key(job, now), job.submit, job.seq, job.id)
-        return (1, self.policy.key(job, now), job.submit, job.seq, job.id)
+            return (0, job.submit, job.seq, job.id)  # promoted jobs go first, in FCFS order
+        return (1, *self.key(job, now))
 
     @property
     def static(self) -> bool:

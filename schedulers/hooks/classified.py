@@ -40,10 +40,6 @@ SMALL, LARGE = 0, 1
 MODES = ("rf", "class-clairvoyant", "runtime-clairvoyant")
 
 
-class OracleMissingError(RuntimeError):
-    """A clairvoyant baseline ran without a driver that knows true runtimes."""
-
-
 class SmallFirst(Hook):
     """Classify at submission, order small first, kill overrunning small jobs."""
 
@@ -58,26 +54,21 @@ class SmallFirst(Hook):
         self._watch = KillWatch()
         self.kills = 0
 
-    def _oracle(self, core: Core, job: Job) -> float:
-        if core.runtime_oracle is None:
-            raise OracleMissingError(f"{self.mode} needs the true runtimes, which this driver does not provide")
-        return core.runtime_oracle(job)
-
     def on_submit(self, core: Core, job: Job, now: float) -> None:
         self.clf.advance(now)
         if self.mode == "runtime-clairvoyant":
-            job.estimate = min(self._oracle(core, job), job.walltime)
+            job.estimate = min(core.true_runtime(job, self.mode), job.walltime)
         if job.attempt > 0:  # a rerun: requeued as large, not classified again
             job.qclass = LARGE
             return
         if getattr(self.clf, "needs_runtime", False):  # study 004: decoupled learning reads the trace
             small, prob = self.clf.classify(job.id, job.user, job.procs, job.walltime, job.submit, now,
-                                            runtime=self._oracle(core, job))
+                                            runtime=core.true_runtime(job, self.mode))
         else:
             small, prob = self.clf.classify(job.id, job.user, job.procs, job.walltime, job.submit, now)
         if self.mode == "class-clairvoyant":
             divider = self.clf.divider(now)
-            small = divider is not None and self._oracle(core, job) < divider
+            small = divider is not None and core.true_runtime(job, self.mode) < divider
         if self.mode == "runtime-clairvoyant":
             small = False  # one queue: classes play no part
         job.qclass = SMALL if small else LARGE

@@ -19,10 +19,6 @@ from bftune.schedulers.core.engine import Core, Hook
 from bftune.schedulers.core.jobs import EndState, Job
 
 
-class OracleMissingError(RuntimeError):
-    """A clairvoyant predictor ran without a driver that knows true runtimes."""
-
-
 class Prediction(Hook):
     def __init__(self, predictor: Predictor) -> None:
         self.predictor = predictor
@@ -32,12 +28,7 @@ class Prediction(Hook):
 
     def on_submit(self, core: Core, job: Job, now: float) -> None:
         predictor = self.predictor
-        runtime = 0.0
-        if predictor.clairvoyant:
-            if core.runtime_oracle is None:
-                raise OracleMissingError(f"predictor {predictor.name} needs the true runtimes, "
-                                         "which this driver does not provide")
-            runtime = core.runtime_oracle(job)
+        runtime = core.true_runtime(job, f"predictor {predictor.name}") if predictor.clairvoyant else 0.0
         value = predictor.predict(job.seq, job.user, job.walltime, runtime, now)
         job.estimate = min(max(value, MIN_PREDICTION), job.walltime)
 

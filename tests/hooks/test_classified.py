@@ -168,7 +168,7 @@ def test_summary_of_a_classified_run(tmp_path):
 
 def test_clairvoyant_baselines_need_a_driver_with_true_runtimes():
     from bftune.schedulers.core.jobs import Job
-    from bftune.schedulers.hooks.classified import OracleMissingError
+    from bftune.schedulers.core.engine import OracleMissingError
 
     core = core_with(Scripted(100.0, set()), 4, mode="class-clairvoyant")
     with pytest.raises(OracleMissingError):
