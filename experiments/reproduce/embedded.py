@@ -3,7 +3,8 @@
 Their campaign kinds (``index``, ``pv-easy``) already set every published
 figure beside ours, with the gaps explained, in each campaign's
 ``report.md``; a reproduction rebuilds those reports from the stored runs
-(so ``--report-only`` sees every run stored since) and gathers them under
+(so ``--report-only`` sees every run stored since; the same rebuild as
+``bftune campaign --report-only``, lock included) and gathers them under
 one heading per campaign, headings moved one level down.
 """
 
@@ -11,7 +12,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from bftune.experiments.campaign.store import publish
+from bftune.experiments.campaign.command import report_only
 from bftune.experiments.reproduce.study import CampaignPlan
 
 
@@ -23,10 +24,7 @@ def campaigns_report(out: Path, plans: list[CampaignPlan]) -> str:
         if not (directory / "campaign.json").exists():
             parts.append(f"## Campaign `{plan.name}`\n\nNot run yet (no runs stored in `campaigns/{plan.name}/`).")
             continue
-        path = publish(directory, tables=False)
-        if path is None or not path.exists():
-            parts.append(f"## Campaign `{plan.name}`\n\nNo report could be written from `campaigns/{plan.name}/`.")
-            continue
+        path = report_only(str(directory))  # under the campaign's lock, as `bftune campaign --report-only`
         parts.append(_demote(path.read_text(), plan.name))
     return "\n\n".join(parts)
 

@@ -149,9 +149,7 @@ class Simulator:
                     killed_runs.discard(run_id)
                     continue
                 happened = True
-                job, index, subtime = active.pop(run_id)
-                finished.add(index, job, subtime, t, state.value)
-                core.end(run_id, t, state)
+                self._end(run_id, t, state)  # a run that ends by itself or at its walltime: no rerun
             while i < n and submits[i] == t:
                 r = records[i]
                 job = Job(str(r.id).zfill(width), r.id, t, r.procs, float(r.walltime), r.user)
