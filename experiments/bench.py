@@ -80,7 +80,7 @@ class Measure:
 GNU_TIME = "/usr/bin/time"
 
 
-def measure(argv: list[str], out_dir: Path | None = None) -> Measure:
+def measure(argv: list[str], out_dir: Path | None = None, env: dict[str, str] | None = None) -> Measure:
     """Run ``argv`` in a fresh process; its wall time, CPU time and peak memory.
 
     Linux counts in a process's peak memory the image of the process that
@@ -92,7 +92,7 @@ def measure(argv: list[str], out_dir: Path | None = None) -> Measure:
         gnu = os.access(GNU_TIME, os.X_OK)
         command = [GNU_TIME, "-f", "%M %U %S", "-o", report.name, *argv] if gnu else argv
         t0 = time.perf_counter()
-        proc = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        proc = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
         _, status, usage = os.wait4(proc.pid, 0)
         wall = time.perf_counter() - t0
         proc.returncode = os.waitstatus_to_exitcode(status)

@@ -29,8 +29,12 @@ Score = Callable[[Job, float], float]
 class Policy(Protocol):
     """Anything with a name that scores jobs; ``dynamic`` if the score changes with time."""
 
-    name: str
-    dynamic: bool
+    # Read-only properties: frozen dataclasses (FormulaPolicy, Inverse...) satisfy them.
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def dynamic(self) -> bool: ...
 
     def key(self, job: Job, now: float) -> float: ...
 
@@ -170,8 +174,8 @@ for _p in (
 
 # Index functions learned by regression (SPEC 6): the fits of the paper-scale run, shipped as
 # schedulers/core/fits/{Lin,Qdr,Cub,Qua}.json; any other fit is ``learned:FILE.json``.
-for _p in shipped_policies():
-    register(_p)
+for _fit in shipped_policies():
+    register(_fit)
 
 # The 12 policies of SPEC section 4's default candidate set, in SPEC order.
 SELECTION_DEFAULT = ("FCFS", "LCFS", "SPF", "LPF", "SQF", "LQF", "LEXP", "SEXP", "LRF", "SRF", "LAF", "SAF")

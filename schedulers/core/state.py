@@ -77,6 +77,7 @@ class MachineState:
         self.by_end.remove(job)
         for index in self._indexes.values():
             index.remove(job)
+        assert job.alloc is not None  # set by start()
         self.free.add(job.alloc)
         return job
 
