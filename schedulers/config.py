@@ -74,6 +74,7 @@ class SchedulerConfig:
     safeguard: bool = _default("safeguard")
     features: str = _default("features")
     learning: str = _default("learning")  # online (from the schedule, SPEC 5) | decoupled (study 004: the trace)
+    divider_window: float = _default("divider_window")  # the divider's window of finished jobs (online learning)
     unix_start_time: int | None = _default("unix_start_time")  # the trace's calendar, for calendar features
     timezone: str | None = _default("timezone")
 
@@ -166,8 +167,9 @@ class SchedulerConfig:
         if self.classifier is not None:
             # Only the learned variant needs a forest; the baselines need the divider alone.
             make = DecoupledClassifier if self.learning == "decoupled" else RuntimeClassifier
+            window = {} if self.learning == "decoupled" else {"divider_window": self.divider_window}
             clf = make(self.unix_start_time, self.timezone, features=self.features, seed=self.seed,
-                       train=self.classifier == "rf")
+                       train=self.classifier == "rf", **window)
             hooks.append(SmallFirst(self.classifier, clf, self.safeguard))
         return hooks
 

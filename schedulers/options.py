@@ -231,6 +231,10 @@ def _is_easy(value: Any) -> bool:
     return value == "easy"
 
 
+def _is_online(value: Any) -> bool:
+    return value == "online"
+
+
 #: The scheduling algorithms (``SchedulerConfig.build_algorithm`` builds each).
 SCHEDULERS = ("easy", "pv-easy")
 
@@ -239,8 +243,9 @@ CLASSIFIER = Requirement("classifier", _is_set, "--classifier")
 NO_CLASSIFIER = Requirement("classifier", _is_unset, "no --classifier")
 BACKFILLING = Requirement("backfill", _is_true, "backfilling (drop --no-backfilling)")
 EASY = Requirement("scheduler", _is_easy, "--scheduler easy")
+ONLINE_LEARNING = Requirement("learning", _is_online, "--learning online")
 
-DURATIONS = {"threshold", "kill_after", "period"}
+DURATIONS = {"threshold", "kill_after", "period", "divider_window"}
 
 #: The shortest selection period.  A period is judged by the jobs that ran in it, so one far
 #: shorter than a typical job (the archive traces' median runtimes are tens of minutes) measures
@@ -307,6 +312,11 @@ _TABLE = (
            "training data from the jobs as they finish in this schedule (online) or, as study 004 did, from the "
            "trace at each week's end (decoupled; weekly features)",
            "small/large classification", cli="--learning", choices=LEARNING_MODES, requires=(CLASSIFIER,)),
+    Option("divider_window", duration(infinite=True, positive=True), 7 * 86400.0,
+           "the divider is the median runtime of the jobs finished in the last DURATION: 1w (the study's text) or "
+           "inf (every job finished so far, nearer Table 2's one divider per trace)",
+           "small/large classification", cli="--divider-window", metavar="DURATION",
+           requires=(CLASSIFIER, ONLINE_LEARNING)),
     Option("unix_start_time", optional(integer()), None,
            "the trace's UnixStartTime, for calendar features (bftune reads it from the trace)",
            "small/large classification"),

@@ -41,6 +41,9 @@ def test_choices_come_from_the_registries():
     ({"seed": -1}, "seed: expected an integer >= 0"),
     ({"epsilon": 0.3}, "epsilon needs --selector"),
     ({"safeguard": False}, "safeguard needs --classifier"),
+    ({"divider_window": "inf"}, "divider_window needs --classifier"),
+    ({"classifier": "rf", "learning": "decoupled", "divider_window": "inf"}, "divider_window needs --learning online"),
+    ({"classifier": "rf", "divider_window": 0}, "divider_window: expected a positive duration"),
     ({"backfill": False, "reservation": "machines"}, "reservation needs backfilling"),
     ({"policy": "SAF", "primary": "SPF"}, "given twice"),
     ({"polcy": "SAF"}, "unknown option(s) polcy"),
@@ -72,6 +75,8 @@ def test_values_are_normalised_and_aliases_accepted():
     {"policy": "LCFS", "backfill": False},
     {"selector": "noisy", "period": "1d", "candidates": ["FCFS", "SAF"], "noise": 0.1, "seed": 3},
     {"classifier": "rf", "safeguard": False, "features": "live", "policy": "WFP3"},
+    {"classifier": "class-clairvoyant", "divider_window": "inf"},
+    {"classifier": "rf", "divider_window": "2w"},
     {"kill_after": "1h", "fairness": True},
 ])
 def test_to_dict_round_trips_and_leaves_out_what_does_not_apply(options):
@@ -96,3 +101,12 @@ def test_api_construction_applies_the_same_rules():
     with pytest.raises(ConfigError, match="epsilon needs --selector"):
         SchedulerConfig(epsilon=0.5)
     assert SchedulerConfig(threshold=math.inf).threshold == math.inf
+
+
+def test_divider_window_reaches_the_classifier():
+    """The option sets the window of the online classifier's divider (decoupled learning has its own)."""
+    week = SchedulerConfig.from_options({"classifier": "rf"}).build_hooks()[-1].clf
+    assert week.divider_window == 7 * 86400.0
+    whole = SchedulerConfig.from_options({"classifier": "class-clairvoyant", "divider_window": "inf"})
+    assert whole.build_hooks()[-1].clf.divider_window == math.inf
+    assert whole.to_dict()["divider_window"] == "inf"

@@ -58,6 +58,9 @@ ABLATION = (
      'preset = "study004-text"'),
     ("abl_threshold_20h", "the preset with a 20 h waiting-time threshold (Section 5.1's mechanism)", "",
      'preset = "study004"\nthreshold = "20h"'),
+    ("abl_divider_all", "the preset with the divider over every job finished so far (Table 2's one divider per "
+                        "trace) instead of the last week (the text)", "",
+     'preset = "study004"\ndivider_window = "inf"'),
 )
 
 

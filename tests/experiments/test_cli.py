@@ -198,6 +198,11 @@ def test_preset_sets_cleaning_classifier_options_and_tau_unless_given(tmp_path):
     assert main(["simulate", "--trace", str(swf), "--preset", "study004-text", "--classifier", "rf",
                  "--out", str(tmp_path / "c")]) == 0
     assert json.loads((tmp_path / "c" / "summary.json").read_text())["config"]["learning"] == "decoupled"
+    # the divider over every finished job (the ablation of study 004's Table 2 divider)
+    assert main(["simulate", "--trace", str(swf), "--preset", "study004", "--classifier", "class-clairvoyant",
+                 "--divider-window", "inf", "--out", str(tmp_path / "d")]) == 0
+    config = json.loads((tmp_path / "d" / "summary.json").read_text())["config"]
+    assert config["divider_window"] == "inf" and config["classifier"] == "class-clairvoyant"
 
 
 def test_pv_easy_and_predictors_on_the_command_line(tmp_path):

@@ -65,6 +65,9 @@ def test_timeouts_take_units():
     (["simulate", "--synthetic", "20", "--backfill", ""], "--backfill: expected a policy name"),
     (["simulate", "--synthetic", "20", "--policy", " "], "--policy: expected a policy name"),
     (["simulate", "--synthetic", "20", "--kill-after", "0"], "--kill-after: expected a positive duration"),
+    (["simulate", "--synthetic", "20", "--divider-window", "inf"], "--divider-window needs --classifier"),
+    (["simulate", "--synthetic", "20", "--classifier", "rf", "--learning", "decoupled", "--divider-window", "2w"],
+     "--divider-window needs --learning online"),
     (["simulate", "--synthetic", "20", "--tau", "nan"], "--tau: cannot read 'nan'"),
     (["batsim", "--synthetic", "20", "--out", "o", "--batsim", "bin/no-batsim"], "batsim not found at bin/no-batsim"),
 ])

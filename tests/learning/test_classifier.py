@@ -99,6 +99,23 @@ def test_divider_and_labels_by_hand():
     assert counts["unlabelled"] == 2 and counts["evaluated"] == 3 and counts["truly_small"] == 2
 
 
+def test_an_infinite_divider_window_keeps_every_finished_job():
+    """divider_window = inf: the median of every job finished so far (Table 2's one divider per trace)."""
+    week, whole = (RuntimeClassifier(0, "UTC", week=1e9, divider_window=w) for w in (100, math.inf))
+    for clf in (week, whole):
+        done = [(1000, 10), (1000, 20), (1000, 30), (5, 200), (5, 210)]
+        for i in range(len(done)):
+            clf.classify(str(i), 1, 1, 2000, 0, 0)
+        for i, (runtime, end) in enumerate(done):
+            clf.finished(str(i), runtime, end)
+        assert clf.divider(250) == (5.0 if clf is week else 1000.0)
+        clf.classify("late", 1, 1, 2000, 250, 250)
+        clf.finished("late", 500, 800)
+    assert week.job("late")["label"] == 0  # 500 >= the last 100 s's 5: large
+    assert whole.job("late")["label"] == 1  # 500 < the median of everything finished, 1000: small
+    assert whole.report()["config"]["divider_window"] == math.inf
+
+
 def test_divider_window_bounds():
     # (now - window, now]: a job ending exactly at now - window is out, at now is in.
     clf = RuntimeClassifier(0, "UTC", week=1e9, divider_window=100)

@@ -50,6 +50,9 @@ Section ``[classification]`` (every key but traces optional)::
     features = "weekly"        # or "live" (SPEC section 5)
     learning = "online"        # or "decoupled" (study 004's pipeline: bftune.learning.decoupled)
     threshold = "inf"          # Theta of EASY, wrapping the small-first queue (none by default)
+    divider_window = "1w"      # the classifier's divider: median runtime of the jobs finished in the
+                               # last 1w (the study's text) or "inf" (every job finished so far);
+                               # online learning only.  The reference classes below keep 1w.
     reservation = "count"
     preset = "spec"            # a study's defaults for cleaning, features and learning
                                # (bftune.experiments.presets: spec, study004, study004-text);
@@ -92,7 +95,8 @@ from bftune.workloads.model import job_name, name_width
 
 POLICIES = ("FCFS", "WFP3", "SPF", "SAF")
 VARIANTS = ("base", "rf", "rf-no-safeguard", "class-clairvoyant", "runtime-clairvoyant")
-KEYS = ("traces", "policies", "variants", "features", "learning", "threshold", "reservation", "preset")
+KEYS = ("traces", "policies", "variants", "features", "learning", "threshold", "reservation", "preset",
+        "divider_window")
 LABELS = ("trace", "policy", "variant", "baseline")
 MONTH = 30 * 86400  # the "months": 30-day periods from the first submission
 CURVE_POINTS = 500  # samples of each stored cumulative bsld curve
@@ -102,8 +106,8 @@ QUALITY_KEYS = ("n", "tp", "fp", "tn", "fn", "accuracy", "precision", "recall", 
 
 
 def variant_options(variant: str, policy: str, *, features: str, seed: int, threshold: str,
-                    reservation: str, learning: str = "online") -> dict:
-    """The :class:`SchedulerConfig` options of one variant."""
+                    reservation: str, learning: str = "online", divider_window: str | None = None) -> dict:
+    """The :class:`SchedulerConfig` options of one variant (``divider_window`` None: the default, left out)."""
     options = {"policy": policy, "threshold": threshold, "reservation": reservation}
     if variant == "base":
         return options
@@ -111,6 +115,8 @@ def variant_options(variant: str, policy: str, *, features: str, seed: int, thre
     options.update(classifier=classifier, safeguard=variant != "rf-no-safeguard", features=features, seed=seed)
     if learning != "online":  # the default stays out of the options, so that run ids stored before it hold
         options["learning"] = learning
+    if divider_window is not None:  # likewise
+        options["divider_window"] = divider_window
     return options
 
 
@@ -135,6 +141,11 @@ def expand(t: Section, workload: dict, seed: int, tau: float) -> Expansion:
     if learning == "decoupled" and features != "weekly":
         raise t.error("learning", "decoupled learning uses weekly features (set features = \"weekly\")")
     threshold = format_duration(t.option("threshold", "inf"))
+    window = t.option("divider_window", OPTIONS["divider_window"].default)
+    divider_window = None if window == OPTIONS["divider_window"].default else format_duration(window)
+    if divider_window is not None and learning != "online":
+        raise t.error("divider_window", "decoupled learning has its own divider (the median of the previous "
+                                        "week's submissions); drop divider_window")
     reservation = t.option("reservation", OPTIONS["reservation"].default)
     cleaning = workload["cleaning"] or preset.cleaning  # [workload] cleaning wins over the preset's
     if cleaning != "spec" and any(path is None for _, path, _ in sources):
@@ -146,7 +157,8 @@ def expand(t: Section, workload: dict, seed: int, tau: float) -> Expansion:
             for variant in variants:
                 options = t.scheduler("variants", variant_options(variant, policy, features=features, seed=seed,
                                                                   threshold=threshold, reservation=reservation,
-                                                                  learning=learning))
+                                                                  learning=learning,
+                                                                  divider_window=divider_window))
                 labels = {"trace": label, "policy": policy, "variant": variant, "baseline": variant == "base"}
                 specs.append(RunSpec(kind="classification", trace=trace, split=None, weeks=0, resample_seed=seed,
                                      options=options, tau=tau, labels=labels, trace_path=path, procs=None,
@@ -155,6 +167,7 @@ def expand(t: Section, workload: dict, seed: int, tau: float) -> Expansion:
     settings = {"traces": [label for _, _, label in sources], "trace_sources": traces, "policies": policies,
                 "variants": variants, "preset": preset.name, "cleaning": cleaning, "features": features,
                 "learning": learning, "threshold": "none" if threshold == "inf" else threshold,
+                "divider_window": format_duration(window),
                 "reservation": reservation, "curve_points": CURVE_POINTS, "month_days": MONTH // 86400,
                 "baseline": "base", "forest_seed": seed}
     return Expansion(settings, specs, {"traces": settings["traces"], "procs": None, **workload})

@@ -60,6 +60,9 @@ BAD_CONFIGS = [
     (HEAD + OK_TRACE + "learning = 'offline'\n", "[classification] learning"),
     (HEAD + OK_TRACE + "learning = 'decoupled'\nfeatures = 'live'\n", "[classification] learning: decoupled"),
     (HEAD + "[workload]\ncleaning = 'strong'\n" + OK_TRACE, "[workload] cleaning: 'strong' is not one of"),
+    (HEAD + OK_TRACE + "divider_window = 'soon'\n", "[classification] divider_window"),
+    (HEAD + OK_TRACE + "learning = 'decoupled'\ndivider_window = 'inf'\n",
+     "[classification] divider_window: decoupled learning has its own divider"),
     (HEAD + "[workload]\ncleaning = 'keep-overruns'\n" + OK_TRACE, "[classification] traces: cleaning"),
     (HEAD + OK_TRACE + "preset = 'study004'\n", "[classification] traces: cleaning 'batsim-converter'"),
     ("[campaign]\nkind = 'online'\n[workload]\ntrace = 'synthetic:10:4'\n" + OK_TRACE, "[top level] classification"),
@@ -146,6 +149,22 @@ def test_presets_and_cleaning_in_a_campaign(tmp_path):
     assert next(s for s in c3.specs if s.labels["variant"] == "rf").options["learning"] == "decoupled"
     # SPEC's cleaning leaves the identity of runs stored before cleanings existed unchanged
     assert "cleaning" not in c.specs[0].identity() and c2.specs[0].identity()["cleaning"] == "batsim-converter"
+
+
+def test_divider_window_in_a_campaign(tmp_path):
+    """Classified variants get the window; the default stays out of the options (stored run ids hold)."""
+    path = tmp_path / "c.toml"
+    path.write_text(HEAD + OK_TRACE + "policies = ['FCFS']\n")
+    default = load_config(path)
+    assert default.settings["divider_window"] == "1w"
+    assert all("divider_window" not in s.options for s in default.specs)
+    path.write_text(HEAD + OK_TRACE + "policies = ['FCFS']\ndivider_window = 'inf'\n")
+    whole = load_config(path)
+    assert whole.settings["divider_window"] == "inf"
+    by = {s.labels["variant"]: s for s in whole.specs}
+    assert "divider_window" not in by["base"].options and by["base"].run_id == default.specs[0].run_id
+    assert all(by[v].options["divider_window"] == "inf" for v in VARIANTS[1:])
+    assert not {s.run_id for s in whole.specs[1:]} & {s.run_id for s in default.specs}
 
 
 def test_study_preset_campaign_runs_on_the_hand_made_trace(tmp_path):
