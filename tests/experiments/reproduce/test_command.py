@@ -162,5 +162,15 @@ def test_study004_gap_text_takes_its_figures_from_the_ablation(tmp_path):
     assert "and 6.0 to 6.0 points below Table 5" in text
     # class-clairvoyant: FCFS 60 % >= 50 % published, SPF 70 % >= 59 %: nothing lies beyond it
     assert "class-clairvoyant reaches every published learned improvement" in text
+    assert "`abl_divider_all` (the divider over every job finished so far) is not stored at this scale" in text
+    # the divider over every finished job: rf 50 -> 55 %, class-clairvoyant 60 -> 58 % (base 100)
+    whole = tmp_path / "campaigns" / "abl_divider_all"
+    whole.mkdir(parents=True)
+    (whole / "runs.csv").write_text("trace,policy,variant,status,avg_bsld,sum_bsld\n"
+                                    "KTH-SP2-1996-2.1-cln,FCFS,base,ok,10.0,100.0\n"
+                                    "KTH-SP2-1996-2.1-cln,FCFS,rf,ok,4.5,45.0\n"
+                                    "KTH-SP2-1996-2.1-cln,FCFS,class-clairvoyant,ok,4.2,42.0\n")
+    assert ("KTH-SP2 rf 50.0 -> 55.0 %, class-clairvoyant 60.0 -> 58.0 % (published FCFS-CI 50 %)"
+            in study004._gaps(tmp_path))
     empty = study004._gaps(tmp_path / "none")
     assert "the paper-scale ablation measures by how much" in empty and "x2.00" not in empty
