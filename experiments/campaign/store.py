@@ -36,7 +36,7 @@ from bftune.experiments.campaign.kinds import get_kind
 from bftune.experiments.campaign.specs import Campaign, CampaignError
 from bftune.experiments.report.build import write_report
 from bftune.experiments.results import write_json
-from bftune.files import atomic_write_text
+from bftune.files import atomic_write_text, clean_leftovers
 
 LOCK = ".campaign.lock"
 MANIFEST = "outputs.json"
@@ -105,16 +105,12 @@ class DirectoryLock:
 
 
 def remove_leftovers(out: Path) -> int:
-    """Delete the temporary files of writes cut short by a crash (``.NAME.*.tmp``); call it under the lock."""
-    removed = 0
-    for d in (out, out / "runs", out / "failures", out / "plots"):
-        if not d.is_dir():
-            continue
-        for p in d.iterdir():
-            if p.name.startswith(".") and (p.name.endswith(".tmp") or p.name.endswith(".tmp.png")) and p.is_file():
-                p.unlink(missing_ok=True)
-                removed += 1
-    return removed
+    """Delete the temporaries of writes cut short by a crash (:func:`bftune.files.clean_leftovers`, per folder).
+
+    Every file of a campaign is written through :mod:`bftune.files` (JSON, CSV, reports, plots), so
+    its temporaries are ``.NAME.XXXXXXXX.tmp`` files that a living writer keeps locked.
+    """
+    return sum(len(clean_leftovers(d)) for d in (out, out / "runs", out / "failures", out / "plots") if d.is_dir())
 
 
 # --- runs -----------------------------------------------------------------------------------

@@ -8,12 +8,14 @@ project machine, measured with ``python -X importtime``).
 
 from __future__ import annotations
 
+import io
 import math
-import os
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
+
+from bftune.files import atomic_write_chunks
 
 DECILES = [f"d{i}" for i in range(1, 10)]
 HOUR = 3600.0
@@ -110,8 +112,8 @@ def panels(n: int, ncol: int, width: float, height: float, extra: float):
 def save(fig, path: Path) -> None:
     """Write ``fig`` as a PNG atomically (no timestamp in it: the same figure gives the same bytes)."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp.png")
-    fig.savefig(tmp, dpi=110, bbox_inches="tight", metadata={"Software": None})
-    os.replace(tmp, path)
+    image = io.BytesIO()
+    fig.savefig(image, format="png", dpi=110, bbox_inches="tight", metadata={"Software": None})
+    atomic_write_chunks(path, [image.getvalue()])
     fig.clf()
     pyplot().close(fig)

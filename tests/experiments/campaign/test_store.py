@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import errno
 import json
+import os
 import shutil
 
 import pytest
@@ -14,6 +15,7 @@ from bftune.experiments.campaign.specs import CampaignError
 from bftune.experiments.campaign.store import (MANIFEST, DirectoryLock, open_out_dir, outputs_intact, publish,
                                                remove_leftovers)
 from bftune.experiments.cli import main
+from bftune.files import locked_temp_file
 
 TINY_OFFLINE = CONFIG_DIR / "tiny_synthetic_offline.toml"
 TABLES = ["runs.csv", "weeks.csv"]
@@ -45,14 +47,20 @@ def test_out_paths_that_cannot_be_used(tmp_path):
 def test_leftovers_of_killed_writes_are_removed(tmp_path):
     out = open_out_dir(tmp_path / "o")
     (out / "plots").mkdir()
-    leftovers = [out / ".runs.csv.x1y2.tmp", out / "runs" / ".abc.json.q.tmp", out / "plots" / ".p.png.tmp.png"]
+    leftovers = [out / ".runs.csv.x1y2z3w4.tmp", out / "runs" / ".abc.json.q1w2e3r4.tmp",
+                 out / "plots" / ".p.png.a1s2d3f4.tmp"]
     for p in leftovers:
         p.write_text("partial")
     keep = [out / "runs" / "abc.json", out / ".campaign.lock"]
     for p in keep:
         p.write_text("{}")
-    assert remove_leftovers(out) == 3
-    assert not any(p.exists() for p in leftovers) and all(p.exists() for p in keep)
+    fd, live = locked_temp_file(out / "runs", "def.json", ".tmp")  # a writer still at work keeps its file
+    try:
+        assert remove_leftovers(out) == 3
+        assert not any(p.exists() for p in leftovers) and all(p.exists() for p in keep) and live.exists()
+    finally:
+        os.close(fd)
+    assert remove_leftovers(out) == 1 and not live.exists()
 
 
 def test_manifest_lists_every_output(offline_run):
