@@ -153,12 +153,11 @@ def _table4(summaries: dict, done: list[str]) -> str:
     for name in done:
         s = summaries[name]
         fixed = s[s["family"] == "fixed"] if s is not None else None
-        best = None if fixed is None or fixed.empty else 100.0 * float(fixed["rel_total_wait"].min())
         best_name = "" if fixed is None or fixed.empty else fixed.loc[fixed["rel_total_wait"].idxmin(), "strategy"]
+        values = _table4_values(s)
         for col, theirs in zip(TABLE4_COLUMNS, TABLE4[name]):
-            ours = best if col == "best" else _rel(s, col)
             label = f"best ({best_name})" if col == "best" else col
-            rows.append([name, label, num(ours), theirs, diff(ours, theirs)])
+            rows.append([name, label, num(values[col]), theirs, diff(values[col], theirs)])
     return ("## Policy selection (Table 4)\n\n"
             + table(["trace", "strategy", "ours (%)", "theirs (%)", "diff"], rows))
 
@@ -170,7 +169,6 @@ def _table4_values(summary: pd.DataFrame | None) -> dict[str, float | None]:
     return {col: best if col == "best" else _rel(summary, col) for col in TABLE4_COLUMNS}
 
 
-#: The study's qualitative claims about Table 4 (Section 6), each a test on a row of Table 4's values.
 def _near_best(v: dict) -> float:
     """How far the full and noisy selectors stay from the best fixed policy, at worst (points)."""
     return max(v[c] for c in ("full/1w", "full/1d", "noisy/1w", "noisy/1d")) - v["best"]
@@ -187,9 +185,10 @@ class Claim:
         return all(v[a] < v[b] for a, b in self.less)
 
     def shows(self, v: dict) -> str:
-        return "; ".join(f"{v[a]:.1f} < {v[b]:.1f}" for a, b in self.less)
+        return "; ".join(f"{v[a]:.1f} {'<' if v[a] < v[b] else '>='} {v[b]:.1f}" for a, b in self.less)
 
 
+#: The study's qualitative claims about Table 4 (Section 6), each a test on a row of Table 4's values.
 CLAIMS = tuple(
     [Claim(f"bandit between full feedback and random, {word} periods",
            ((f"full/{p}", f"bandit/{p}"), (f"bandit/{p}", f"random/{p}"))) for p, word in (("1w", "weekly"),
