@@ -63,7 +63,10 @@ def mypyc_available() -> bool:
 
 def copy_package(target: Path) -> None:
     """The checkout's tracked files (git) into ``target``: no virtual environment, results or bytecode."""
-    files = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, check=True, capture_output=True).stdout
+    try:
+        files = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, check=True, capture_output=True).stdout
+    except (OSError, subprocess.CalledProcessError):
+        raise SystemExit(f"bench_mypyc: {ROOT} is not a git checkout (the copy is made of its tracked files)") from None
     for name in filter(None, files.decode().split("\0")):
         source = ROOT / name
         if source.is_file():
