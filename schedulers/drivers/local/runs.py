@@ -144,6 +144,28 @@ class RunLog(Sequence[Run]):
                    alloc=alloc, attempt=attempt, info=self.info[i])
 
 
+class WaitLog:
+    """Only what a period replay needs of its runs: each run's wait, in completion order.
+
+    The full and noisy feedback selectors replay every period once per
+    candidate policy (12 replays per period) and keep nothing but the summed
+    waits; a :class:`RunLog` row (allocation text, info) per replayed run was
+    the largest cost outside the core.  Same values and order as
+    ``map(sub, RunLog.start, RunLog.subtime)``, so the sum is the same.
+    """
+
+    __slots__ = ("waits",)
+
+    def __init__(self) -> None:
+        self.waits = array("d")
+
+    def add(self, index: int, job: Job, subtime: float, end: float, state: str) -> None:
+        self.waits.append((-1.0 if state == REJECTED else job.start) - subtime)
+
+    def total(self) -> float:
+        return float(sum(self.waits))
+
+
 def _intervals(text: str) -> list[Interval]:
     """Back from the text ``RunLog.add`` wrote (already normalised, so no sorting): ``"0-3 7"`` -> intervals."""
     out: list[Interval] = []

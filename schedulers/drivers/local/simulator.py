@@ -25,7 +25,6 @@ as COMPLETED_WALLTIME_REACHED (Batsim does the same for d == w).
 from __future__ import annotations
 
 import heapq
-from operator import sub
 from array import array
 from dataclasses import dataclass, field
 from typing import Callable
@@ -35,7 +34,7 @@ from bftune.schedulers.core.easy import Easy
 from bftune.schedulers.core.engine import Core
 from bftune.schedulers.core.jobs import EndState, Job, delay_outcome
 from bftune.schedulers.core.ordering import Order
-from bftune.schedulers.drivers.local.runs import REJECTED, Run, RunLog
+from bftune.schedulers.drivers.local.runs import REJECTED, Run, RunLog, WaitLog
 from bftune.workloads.model import JobRecord, name_width
 
 __all__ = ["REJECTED", "Run", "RunLog", "SimResult", "Simulator", "simulate", "PeriodReplay"]
@@ -62,7 +61,7 @@ class Simulator:
     """
 
     def __init__(self, jobs, m: int, core: Core, workload: str = "w0",
-                 on_pass: Callable[[float, object], None] | None = None) -> None:
+                 on_pass: Callable[[float, object], None] | None = None, waits_only: bool = False) -> None:
         self.core = core
         self.m = m
         self.workload = workload
@@ -76,7 +75,8 @@ class Simulator:
         # Runs submitted and not yet ended: name -> (job, index of its record, submission time of the run).
         self._active: dict[str, tuple[Job, int, float]] = {}
         self._killed_jobs: dict[str, int] = {}  # first run's name -> record index, for reruns' true runtime
-        self.finished = RunLog(records, self.width)
+        # What a finished run leaves: a full row, or only its wait (``waits_only``: a period replay's needs).
+        self.finished: RunLog | WaitLog = WaitLog() if waits_only else RunLog(records, self.width)
         self._ends: list[tuple[float, int, str, EndState]] = []  # (time, tie, run id, how it ends)
         self._wakeups: list[float] = []
         self._tie = 0
@@ -120,6 +120,20 @@ class Simulator:
     # --- main loop --------------------------------------------------------------
 
     def run(self) -> SimResult:
+        if not isinstance(self.finished, RunLog):
+            raise TypeError("a waits_only simulator keeps no runs: call total_wait()")
+        self._loop()
+        return SimResult(runs=self.finished, m=self.m, workload=self.workload,
+                         algorithm=self.core.describe(), report=self.core.report(), passes=self.passes)
+
+    def total_wait(self) -> float:
+        """Run a ``waits_only`` simulation; the summed waits of its runs."""
+        if not isinstance(self.finished, WaitLog):
+            raise TypeError("total_wait() needs a waits_only simulator")
+        self._loop()
+        return self.finished.total()
+
+    def _loop(self) -> None:
         records = self.records
         submits = self._submits
         width = self.width
@@ -129,7 +143,6 @@ class Simulator:
         wakeups = self._wakeups
         core = self.core
         active = self._active
-        finished = self.finished
         heappop = heapq.heappop
         inf = float("inf")
         killed_runs: set[str] = set()
@@ -179,8 +192,6 @@ class Simulator:
             stuck = ", ".join(sorted(active)[:5])
             raise RuntimeError(f"simulation ended with {len(active)} jobs never finished (e.g. {stuck}): "
                                "the scheduler left them waiting with nothing left to wake it")
-        return SimResult(runs=finished, m=self.m, workload=self.workload,
-                         algorithm=core.describe(), report=core.report(), passes=self.passes)
 
 
 class _Oracle:
@@ -229,6 +240,6 @@ class PeriodReplay:
         if not jobs:
             return 0.0
         order = Order.of(policy, self.threshold)
-        result = simulate(jobs, m, Core(m, Easy(order, order, reservation=self.reservation)))
-        runs = result.runs
-        return float(sum(map(sub, runs.start, runs.subtime)))
+        with paused_gc():
+            return Simulator(jobs, m, Core(m, Easy(order, order, reservation=self.reservation)),
+                             waits_only=True).total_wait()

@@ -1,0 +1,36 @@
+"""The full/noisy selectors' period replay keeps only waits (WaitLog), with the same sum as full rows."""
+
+from __future__ import annotations
+
+from operator import sub
+
+import pytest
+from bftune.schedulers.core.easy import Easy
+from bftune.schedulers.core.engine import Core
+from bftune.schedulers.core.ordering import Order
+from bftune.schedulers.drivers.local.simulator import PeriodReplay, Simulator, simulate
+from bftune.workloads.synthetic import generate
+
+
+def core(m: int, policy: str) -> Core:
+    order = Order.of(policy, 144000.0)
+    return Core(m, Easy(order, order))
+
+
+@pytest.mark.parametrize("policy", ["FCFS", "SAF", "LCFS"])
+def test_the_replay_sums_the_same_waits_as_the_full_runs(policy):
+    jobs = generate(400, 16, seed=3).jobs
+    runs = simulate(jobs, 16, core(16, policy)).runs
+    expected = float(sum(map(sub, runs.start, runs.subtime)))
+    assert expected > 0
+    assert PeriodReplay(144000.0)(jobs, 16, policy) == expected
+    assert Simulator(jobs, 16, core(16, policy), waits_only=True).total_wait() == expected
+
+
+def test_a_waits_only_simulator_has_no_runs_to_return():
+    jobs = generate(20, 4, seed=1).jobs
+    with pytest.raises(TypeError, match="total_wait"):
+        Simulator(jobs, 4, core(4, "FCFS"), waits_only=True).run()
+    with pytest.raises(TypeError, match="waits_only"):
+        Simulator(jobs, 4, core(4, "FCFS")).total_wait()
+    assert PeriodReplay(144000.0)([], 4, "FCFS") == 0.0
