@@ -14,7 +14,7 @@ from bftune.experiments.campaign.config import load_config
 from bftune.experiments.campaign.runner import format_failures, run_campaign
 from bftune.experiments.campaign.specs import CampaignError
 from bftune.experiments.reproduce.registry import STUDIES
-from bftune.experiments.reproduce.study import Execution, Study
+from bftune.experiments.reproduce.study import CampaignPlan, Execution, Study
 from bftune.files import atomic_write_text
 
 
@@ -26,20 +26,39 @@ def load_study(number: str) -> Study:
     return importlib.import_module(f"bftune.experiments.reproduce.{module}").STUDY
 
 
+def selected(study: Study, scale: str, only: str | None) -> list[CampaignPlan]:
+    """The campaigns of the plan named in ``only`` (comma-separated; None: all), in the plan's order."""
+    plans = study.plan(scale)
+    if only is None:
+        return plans
+    names = [n.strip() for n in only.split(",") if n.strip()]
+    known = [p.name for p in plans]
+    unknown = [n for n in names if n not in known]
+    if not names or unknown:
+        raise CampaignError(f"--only: {'no campaign named' if not names else 'unknown ' + ', '.join(unknown)}; "
+                            f"study {study.number} at scale {scale} has {', '.join(known)}")
+    return [p for p in plans if p.name in names]
+
+
 def run_study(study: Study, scale: str, out: Path, *, workers: int | None = None, dask=None,
-              progress: bool = True) -> tuple[list[dict], list[str]]:
-    """Every campaign of ``study`` at ``scale`` into ``out/campaigns`` (stored runs reused), then its extra steps.
+              progress: bool = True, only: str | None = None) -> tuple[list[dict], list[str]]:
+    """The campaigns of ``study`` at ``scale`` (``only``: those named) into ``out/campaigns`` (stored runs reused),
+    then its extra steps (not with ``only``).
 
     Returns the failed runs and the notes of the extra steps.
     """
+    plans = selected(study, scale, only)
     configs = out / "configs"
     configs.mkdir(parents=True, exist_ok=True)
     failures: list[dict] = []
-    for plan in study.plan(scale):
+    for plan in plans:
         path = atomic_write_text(configs / f"{plan.name}.toml", plan.config)
         outcome = run_campaign(load_config(path), out / "campaigns" / plan.name, workers=workers, dask=dask,
                                progress=progress)
         failures += outcome.failures
+    if only is not None:
+        return failures, [f"study {study.number}: ran only {', '.join(p.name for p in plans)} (--only); "
+                          "extra steps skipped"]
     notes = study.extra(scale, out, Execution(workers, dask, progress)) if study.extra is not None else []
     return failures, notes
 
@@ -62,11 +81,13 @@ def main(args: argparse.Namespace) -> int:
     try:
         with sigterm_interrupts():
             study = load_study(args.study)
+            if args.only is not None and args.report_only:
+                raise CampaignError("--only: runs campaigns, --report-only runs none; give one of them")
             if not args.report_only:
                 if out.exists() and not out.is_dir():
                     raise CampaignError(f"{out}: not a directory")
                 failures, notes = run_study(study, args.scale, out, workers=args.workers, dask=args.dask,
-                                            progress=not args.no_progress)
+                                            progress=not args.no_progress, only=args.only)
             else:
                 failures, notes = [], []
             path = write_report(study, args.scale, out, command)

@@ -105,6 +105,33 @@ def test_run_study_then_resume_then_report_only(tmp_path, monkeypatch):
     assert extra_calls == [("quick", 1, False)] * 2 and (out / "report.md").exists()
 
 
+def test_only_runs_the_named_campaigns_without_extra_steps(tmp_path, monkeypatch, capsys):
+    extra_calls = []
+
+    def extra(scale, out, execution):
+        extra_calls.append(scale)
+        return ["extra done"]
+
+    other = TINY.replace('name = "tiny"', 'name = "other"')
+    tiny = Study("999", "a tiny study", "none.txt",
+                 plan=lambda scale: [CampaignPlan("tiny", TINY), CampaignPlan("other", other)],
+                 report=_tiny_report, extra=extra, durations={"quick": "seconds"})
+    monkeypatch.setattr(command, "load_study", lambda number: tiny)
+    out = tmp_path / "r"
+    assert main(["reproduce", "004", "--out", str(out), "--workers", "1", "--no-progress", "--only", "tiny"]) == 0
+    assert "ran only tiny (--only); extra steps skipped" in capsys.readouterr().out
+    assert (out / "campaigns" / "tiny" / "runs.csv").exists() and not (out / "campaigns" / "other").exists()
+    assert extra_calls == [] and "2 runs stored" in (out / "report.md").read_text()
+    for only, message in (("tiny,nope", "--only: unknown nope; study 999 at scale quick has tiny, other"),
+                          (",", "--only: no campaign named")):
+        assert main(["reproduce", "004", "--out", str(out), "--only", only, "--no-progress"]) == 2
+        err = capsys.readouterr().err
+        assert message in err and len(err.strip().splitlines()) == 1
+    assert main(["reproduce", "004", "--out", str(out), "--only", "tiny", "--report-only"]) == 2
+    assert "--only: runs campaigns, --report-only runs none" in capsys.readouterr().err
+    assert not (out / "campaigns" / "other").exists()
+
+
 def test_an_output_path_that_is_a_file_is_one_line_and_exit_2(tmp_path, capsys):
     target = tmp_path / "file"
     target.write_text("x")
