@@ -150,8 +150,10 @@ class WaitLog:
     The full and noisy feedback selectors replay every period once per
     candidate policy (12 replays per period) and keep nothing but the summed
     waits; a :class:`RunLog` row (allocation text, info) per replayed run was
-    the largest cost outside the core.  Same values and order as
-    ``map(sub, RunLog.start, RunLog.subtime)``, so the sum is the same.
+    the largest cost outside the core.  The waits are ``start - subtime`` in
+    completion order, as a :class:`RunLog`'s columns give them, so the sum is
+    the same; a rejected run never started and waited for nothing (a replay's
+    jobs fit the machine, so none is rejected in practice).
     """
 
     __slots__ = ("waits",)
@@ -160,7 +162,8 @@ class WaitLog:
         self.waits = array("d")
 
     def add(self, index: int, job: Job, subtime: float, end: float, state: str) -> None:
-        self.waits.append((-1.0 if state == REJECTED else job.start) - subtime)
+        if state != REJECTED:
+            self.waits.append(job.start - subtime)
 
     def total(self) -> float:
         return float(sum(self.waits))

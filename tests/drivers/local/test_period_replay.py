@@ -9,6 +9,7 @@ from bftune.schedulers.core.easy import Easy
 from bftune.schedulers.core.engine import Core
 from bftune.schedulers.core.ordering import Order
 from bftune.schedulers.drivers.local.simulator import PeriodReplay, Simulator, simulate
+from bftune.workloads.model import JobRecord
 from bftune.workloads.synthetic import generate
 
 
@@ -34,3 +35,9 @@ def test_a_waits_only_simulator_has_no_runs_to_return():
     with pytest.raises(TypeError, match="waits_only"):
         Simulator(jobs, 4, core(4, "FCFS")).total_wait()
     assert PeriodReplay(144000.0)([], 4, "FCFS") == 0.0
+
+
+def test_a_rejected_run_adds_no_wait():
+    jobs = [JobRecord(1, 0.0, 2, 10.0, 20.0), JobRecord(2, 0.0, 9, 10.0, 20.0), JobRecord(3, 5.0, 4, 10.0, 20.0)]
+    # job 2 (9 processors) never fits the 4: rejected at t = 0; job 3 waits for job 1 (5 s)
+    assert Simulator(jobs, 4, core(4, "FCFS"), waits_only=True).total_wait() == 5.0
