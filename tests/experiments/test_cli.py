@@ -187,6 +187,7 @@ def test_preset_sets_cleaning_classifier_options_and_tau_unless_given(tmp_path):
     summary = json.loads((out / "summary.json").read_text())
     assert summary["cleaning"]["walltime_raised"] > 0 and summary["workload"]["jobs"] == 399
     assert summary["config"]["features"] == "live" and summary["config"]["learning"] == "online"
+    assert summary["config"]["divider_window"] == "inf"
     assert summary["tau"] == 60
     # explicit flags win; without --classifier the preset's classifier options are left out
     out = tmp_path / "b"

@@ -141,7 +141,10 @@ def expand(t: Section, workload: dict, seed: int, tau: float) -> Expansion:
     if learning == "decoupled" and features != "weekly":
         raise t.error("learning", "decoupled learning uses weekly features (set features = \"weekly\")")
     threshold = format_duration(t.option("threshold", "inf"))
-    window = t.option("divider_window", OPTIONS["divider_window"].default)
+    default_window = OPTIONS["divider_window"].default
+    if learning == "online":  # a preset's window applies to online learning only
+        default_window = preset.options.get("divider_window", default_window)
+    window = t.option("divider_window", default_window)
     divider_window = None if window == OPTIONS["divider_window"].default else format_duration(window)
     if divider_window is not None and learning != "online":
         raise t.error("divider_window", "decoupled learning has its own divider (the median of the previous "

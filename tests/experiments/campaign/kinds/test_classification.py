@@ -138,6 +138,7 @@ def test_presets_and_cleaning_in_a_campaign(tmp_path):
         ("batsim-converter", "live", "online")
     rf = next(s for s in c2.specs if s.labels["variant"] == "rf")
     assert rf.cleaning == "batsim-converter" and rf.options["features"] == "live" and "learning" not in rf.options
+    assert c2.settings["divider_window"] == "inf" and rf.options["divider_window"] == "inf"
     assert not {s.run_id for s in c.specs} & {s.run_id for s in c2.specs}  # the cleaning is part of a run's identity
     # explicit keys win over the preset
     mixed = tmp_path / "mixed.toml"
@@ -147,6 +148,12 @@ def test_presets_and_cleaning_in_a_campaign(tmp_path):
     assert (c3.settings["cleaning"], c3.settings["features"], c3.settings["learning"]) == \
         ("keep-overruns", "weekly", "decoupled")
     assert next(s for s in c3.specs if s.labels["variant"] == "rf").options["learning"] == "decoupled"
+    # study004's divider window applies to online learning only: with decoupled learning it is left out
+    decoupled = tmp_path / "decoupled.toml"
+    decoupled.write_text(head + "preset = 'study004'\nlearning = 'decoupled'\nfeatures = 'weekly'\n")
+    c4 = load_config(decoupled)
+    assert c4.settings["divider_window"] == "1w"
+    assert all("divider_window" not in s.options for s in c4.specs)
     # SPEC's cleaning leaves the identity of runs stored before cleanings existed unchanged
     assert "cleaning" not in c.specs[0].identity() and c2.specs[0].identity()["cleaning"] == "batsim-converter"
 
