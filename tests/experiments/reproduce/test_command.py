@@ -204,6 +204,13 @@ def test_study004_gap_text_takes_its_figures_from_the_ablation(tmp_path):
         "KTH-SP2-1996-2.1-cln,FCFS,rf,overall,1000,350,40,450,160,0.80,0.90,0.69\n")
     assert ("KTH-SP2: Tables 5-6 cells within 5 points 2 -> 5 of 5, rf 40.0 -> 50.0 %, class-clairvoyant "
             "45.0 -> 60.0 % (published FCFS-CI 50 %)") in study004._gaps(tmp_path)
+    assert "the main campaign's `classes.csv` shows it per reference class" in text
+    (tmp_path / "campaigns" / "main" / "classes.csv").write_text(
+        "trace,policy,variant,class,jobs,avg_bsld\n"
+        + "".join(f"KTH-SP2-1996-2.1-cln,SAF,{v},small,10,{b}\nKTH-SP2-1996-2.1-cln,SAF,{v},large,10,1.0\n"
+                  for v, b in (("base", 20.0), ("rf", 24.5), ("rf-no-safeguard", 19.25))))
+    assert ("KTH-SP2 SAF, reference-small AVGbsld: base 20.0, rf 24.5, rf-no-safeguard 19.2"
+            in study004._gaps(tmp_path))
     empty = study004._gaps(tmp_path / "none")
     assert "the paper-scale ablation measures by how much" in empty and "x2.00" not in empty
 
