@@ -45,6 +45,11 @@ def _default(name: str):
     return default
 
 
+def _rule(option: str, reason: str) -> ConfigError:
+    """A rule between options, blamed on ``option``."""
+    return ConfigError(f"{option}: {reason}", option=option, reason=reason)
+
+
 @dataclass
 class SchedulerConfig:
     """Everything that defines a scheduler; the fields are the option table's options.
@@ -89,11 +94,11 @@ class SchedulerConfig:
                    if getattr(self, f.name) != OPTIONS[f.name].default}
         check_requirements(changed)
         if self.selector is not None and self.backfill_policy is not None:
-            raise ConfigError("backfill_policy: a selector sets both queues' policy; drop backfill_policy")
+            raise _rule("backfill_policy", "a selector sets both queues' policy; drop backfill_policy")
         if self.classifier is not None and self.selector is not None:
-            raise ConfigError("classifier: cannot be combined with a selector (one policy per run)")
+            raise _rule("classifier", "cannot be combined with a selector (one policy per run)")
         if self.learning == "decoupled" and self.features != "weekly":
-            raise ConfigError("learning: decoupled learning uses weekly features (drop features = live)")
+            raise _rule("learning", "decoupled learning uses weekly features (drop features = live)")
 
     @classmethod
     def from_options(cls, options: dict, where: Callable[[str], str] = str) -> "SchedulerConfig":

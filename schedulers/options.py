@@ -41,7 +41,17 @@ from bftune.workloads.limits import MAX_SEED
 
 
 class ConfigError(ValueError):
-    """An invalid scheduler option; the message names the option."""
+    """An invalid scheduler option; the message names the option.
+
+    A rule between options also says which option it blames (``option``) and
+    why without the name (``reason``), so that a campaign can name its own key
+    for it instead of restating the rule.
+    """
+
+    def __init__(self, message: str, option: str | None = None, reason: str | None = None) -> None:
+        super().__init__(message)
+        self.option = option
+        self.reason = reason if reason is not None else message
 
 
 Parser = Callable[[Any, str], Any]
@@ -365,7 +375,7 @@ def check_requirements(given: dict, where: Callable[[str], str] = str) -> None:
         for req in OPTIONS[name].requires:
             other = given.get(req.name, OPTIONS[req.name].default)
             if not req.holds(other):
-                raise ConfigError(f"{where(name)} needs {req.says}")
+                raise ConfigError(f"{where(name)} needs {req.says}", option=name, reason=f"needs {req.says}")
 
 
 def applies(name: str, values: dict) -> bool:

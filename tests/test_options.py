@@ -54,6 +54,20 @@ def test_every_bad_value_names_its_option(raw, message):
     assert message in str(info.value)
 
 
+@pytest.mark.parametrize("raw, option, reason", [
+    ({"classifier": "rf", "learning": "decoupled", "divider_window": "inf"}, "divider_window",
+     "needs --learning online"),
+    ({"classifier": "rf", "learning": "decoupled", "features": "live"}, "learning",
+     "decoupled learning uses weekly features (drop features = live)"),
+    ({"selector": "full", "classifier": "rf"}, "classifier", "cannot be combined with a selector (one policy per run)"),
+])
+def test_a_rule_between_options_says_which_option_it_blames(raw, option, reason):
+    """A campaign names its own key with the rule's words (Section.scheduler), so no campaign restates a rule."""
+    with pytest.raises(ConfigError) as info:
+        SchedulerConfig.from_options(raw)
+    assert (info.value.option, info.value.reason) == (option, reason)
+
+
 def test_where_names_options_the_way_the_user_wrote_them():
     with pytest.raises(ConfigError) as info:
         parse_options({"threshold": "4x"}, where=lambda name: f"[online] {name}")

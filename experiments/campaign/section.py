@@ -141,9 +141,16 @@ class Section:
         return [format_duration(x) for x in self.option_list(key, default, name)]
 
     def scheduler(self, key: str, options: dict) -> dict:
-        """``options`` if they make a configuration together (requirements...), else an error naming ``key``."""
+        """``options`` if they make a configuration together (requirements...), else an error naming ``key``.
+
+        A rule between options that blames an option this section sets names
+        that key instead, with the rule's own words (one statement of each
+        rule: the option table's requirements and ``SchedulerConfig``'s checks).
+        """
         try:
             SchedulerConfig.from_options(options)
         except ConfigError as exc:
+            if exc.option is not None and exc.option in self.data:
+                raise self.error(exc.option, exc.reason) from None
             raise self.error(key, str(exc)) from None
         return options

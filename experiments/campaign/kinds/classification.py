@@ -138,17 +138,12 @@ def expand(t: Section, workload: dict, seed: int, tau: float) -> Expansion:
     preset = _preset(t)
     features = t.option("features", preset.options.get("features", OPTIONS["features"].default))
     learning = t.option("learning", preset.options.get("learning", OPTIONS["learning"].default))
-    if learning == "decoupled" and features != "weekly":
-        raise t.error("learning", "decoupled learning uses weekly features (set features = \"weekly\")")
     threshold = format_duration(t.option("threshold", "inf"))
     default_window = OPTIONS["divider_window"].default
     if learning == "online":  # a preset's window applies to online learning only
         default_window = preset.options.get("divider_window", default_window)
     window = t.option("divider_window", default_window)
     divider_window = None if window == OPTIONS["divider_window"].default else format_duration(window)
-    if divider_window is not None and learning != "online":
-        raise t.error("divider_window", "decoupled learning has its own divider (the median of the previous "
-                                        "week's submissions); drop divider_window")
     reservation = t.option("reservation", OPTIONS["reservation"].default)
     cleaning = workload["cleaning"] or preset.cleaning  # [workload] cleaning wins over the preset's
     if cleaning != "spec" and any(path is None for _, path, _ in sources):

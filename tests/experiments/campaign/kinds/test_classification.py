@@ -62,7 +62,7 @@ BAD_CONFIGS = [
     (HEAD + "[workload]\ncleaning = 'strong'\n" + OK_TRACE, "[workload] cleaning: 'strong' is not one of"),
     (HEAD + OK_TRACE + "divider_window = 'soon'\n", "[classification] divider_window"),
     (HEAD + OK_TRACE + "learning = 'decoupled'\ndivider_window = 'inf'\n",
-     "[classification] divider_window: decoupled learning has its own divider"),
+     "[classification] divider_window: needs --learning online"),
     (HEAD + "[workload]\ncleaning = 'keep-overruns'\n" + OK_TRACE, "[classification] traces: cleaning"),
     (HEAD + OK_TRACE + "preset = 'study004'\n", "[classification] traces: cleaning 'batsim-converter'"),
     ("[campaign]\nkind = 'online'\n[workload]\ntrace = 'synthetic:10:4'\n" + OK_TRACE, "[top level] classification"),
