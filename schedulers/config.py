@@ -77,6 +77,7 @@ class SchedulerConfig:
     # Small/large classification (SPEC section 5); classifier None = no classes.
     classifier: str | None = _default("classifier")
     safeguard: bool = _default("safeguard")
+    safeguard_period: float | None = _default("safeguard_period")  # study 004's periodic check (Algorithm 2)
     features: str = _default("features")
     learning: str = _default("learning")  # online (from the schedule, SPEC 5) | decoupled (study 004: the trace)
     divider_window: float = _default("divider_window")  # the divider's window of finished jobs (online learning)
@@ -139,6 +140,8 @@ class SchedulerConfig:
         if self.classifier is not None:
             base = self.build_algorithm().describe()
             guard = "" if self.safeguard or self.classifier == "runtime-clairvoyant" else ", no safeguard"
+            if self.safeguard and self.safeguard_period is not None and self.classifier != "runtime-clairvoyant":
+                guard = f", safeguard every {format_duration(self.safeguard_period)}"
             learning = ", decoupled learning" if self.learning == "decoupled" else ""
             return f"{base} with {self.classifier}{guard}{learning}"
         if self.selector is not None:
@@ -175,7 +178,7 @@ class SchedulerConfig:
             window = {} if self.learning == "decoupled" else {"divider_window": self.divider_window}
             clf = make(self.unix_start_time, self.timezone, features=self.features, seed=self.seed,
                        train=self.classifier == "rf", **window)
-            hooks.append(SmallFirst(self.classifier, clf, self.safeguard))
+            hooks.append(SmallFirst(self.classifier, clf, self.safeguard, self.safeguard_period))
         return hooks
 
     def build(self, m: int) -> Core:

@@ -254,8 +254,9 @@ NO_CLASSIFIER = Requirement("classifier", _is_unset, "no --classifier")
 BACKFILLING = Requirement("backfill", _is_true, "backfilling (drop --no-backfilling)")
 EASY = Requirement("scheduler", _is_easy, "--scheduler easy")
 ONLINE_LEARNING = Requirement("learning", _is_online, "--learning online")
+SAFEGUARD = Requirement("safeguard", _is_true, "the safeguard (drop --no-safeguard)")
 
-DURATIONS = {"threshold", "kill_after", "period", "divider_window"}
+DURATIONS = {"threshold", "kill_after", "period", "divider_window", "safeguard_period"}
 
 #: The shortest selection period.  A period is judged by the jobs that ran in it, so one far
 #: shorter than a typical job (the archive traces' median runtimes are tens of minutes) measures
@@ -315,6 +316,12 @@ _TABLE = (
            "small/large classification", cli="--classifier", choices=CLASSIFIER_MODES, requires=(EASY,)),
     Option("safeguard", boolean, True, "kill small-queue jobs that run past the divider, requeue them as large",
            "small/large classification", cli="--no-safeguard", cli_value=False, requires=(CLASSIFIER,)),
+    Option("safeguard_period", optional(duration(infinite=False, positive=True)), None,
+           "check the small jobs only every DURATION from the first submission, killing those that have run "
+           "longer than the divider then (study 004's Algorithm 2, at each week's end: 1w); unset: each at "
+           "exactly its start + the divider (SPEC 5)",
+           "small/large classification", cli="--safeguard-period", metavar="DURATION",
+           requires=(CLASSIFIER, SAFEGUARD)),
     Option("features", choice(FEATURE_MODES), FEATURE_MODES[0],
            "lag/aggregate features from jobs finished by the last retraining (weekly, the study's) or by now (live)",
            "small/large classification", cli="--features", choices=FEATURE_MODES, requires=(CLASSIFIER,)),

@@ -11,6 +11,15 @@ and requeued as large, keeping its r_j, restarting from scratch.  A rerun is
 large, so it is never killed again for the same reason.  A job whose walltime
 is not longer than that divider needs no watch: it cannot overrun it.
 
+Periodic safeguard (``check_period``): study 004's Algorithm 2 instead goes
+through the running jobs "at the end of every week" and kills the small ones
+whose elapsed time exceeds the divider *then*.  The checks fall at the first
+submission + k * period (the instant the classifier's weeks start from on both
+backends); the hook asks for a wake-up at the next one while a small job runs,
+and none when none does, so simulations end.  A job that overruns the divider
+between two checks runs on until the next one, so most false small jobs
+finish before any check: far fewer kills, each later in the job's run.
+
 Variants (``mode``), which differ only in where the class comes from:
 - ``rf``: the online random forest of ``bftune.learning.classifier``;
 - ``class-clairvoyant``: the true class (runtime < divider at submission),
@@ -43,7 +52,7 @@ MODES = ("rf", "class-clairvoyant", "runtime-clairvoyant")
 class SmallFirst(Hook):
     """Classify at submission, order small first, kill overrunning small jobs."""
 
-    def __init__(self, mode: str, classifier, safeguard: bool = True) -> None:
+    def __init__(self, mode: str, classifier, safeguard: bool = True, check_period: float | None = None) -> None:
         if mode not in MODES:
             raise ValueError(f"unknown classifier mode {mode!r}; choose one of {', '.join(MODES)}")
         self.mode = mode
@@ -53,8 +62,16 @@ class SmallFirst(Hook):
         self.kill_reason = "the classifier's safeguard"
         self._watch = KillWatch()
         self.kills = 0
+        if check_period is not None and not check_period > 0:
+            raise ValueError(f"check_period must be a positive duration, got {check_period}")
+        self.check_period = check_period
+        self._origin: float | None = None  # first submission: the checks' time origin
+        self._next_check = float("inf")
+        self._wake_requested = -float("inf")
 
     def on_submit(self, core: Core, job: Job, now: float) -> None:
+        if self._origin is None:
+            self._origin = now
         self.clf.advance(now)
         if self.mode == "runtime-clairvoyant":
             job.estimate = min(core.true_runtime(job, self.mode), job.walltime)
@@ -76,7 +93,7 @@ class SmallFirst(Hook):
         job.tag("prob_small", float(prob))
 
     def on_start(self, core: Core, job: Job, now: float) -> None:
-        if not self.safeguard or job.qclass != SMALL:
+        if not self.safeguard or job.qclass != SMALL or self.check_period is not None:
             return
         divider = self.clf.divider(now)
         if divider is None or job.walltime <= divider:
@@ -92,14 +109,47 @@ class SmallFirst(Hook):
 
     def before_pass(self, core: Core, now: float, decisions: Decisions) -> None:
         self.clf.advance(now)
-        for job in self._watch.due(core, now):
+        due = self._watch.due(core, now) if self.check_period is None else self._checked(core, now)
+        for job in due:
             rerun = job.rerun()
             rerun.qclass = LARGE
             self.kills += 1
             core.kill(job, "small job ran past the divider", decisions, requeue=rerun)
 
     def after_pass(self, core: Core, now: float, decisions: Decisions) -> None:
-        self._watch.request_wakeups(decisions)
+        if self.check_period is None:
+            self._watch.request_wakeups(decisions)
+            return
+        if self._origin is None or not self._small_running(core):
+            return
+        if self._next_check <= now or self._next_check == float("inf"):  # first small start, or checks skipped
+            self._next_check = self._check_after(now)
+        if self._next_check > self._wake_requested:
+            decisions.wakeups.append(self._next_check)
+            self._wake_requested = self._next_check
+
+    # --- the periodic safeguard --------------------------------------------------------
+
+    def _check_after(self, now: float) -> float:
+        """The first check instant strictly after ``now``."""
+        period = self.check_period
+        k = int((now - self._origin) // period) + 1
+        return self._origin + k * period
+
+    def _small_running(self, core: Core) -> bool:
+        return any(job.qclass == SMALL for job in core.machine.running.values())
+
+    def _checked(self, core: Core, now: float) -> list[Job]:
+        """At a check instant: the running small jobs that have run longer than the current divider."""
+        if now < self._next_check:
+            return []
+        self._next_check = self._check_after(now)
+        divider = self.clf.divider(now)
+        if divider is None:
+            return []
+        running = core.machine.running
+        return [running[rid] for rid in sorted(running)
+                if running[rid].qclass == SMALL and now - running[rid].start > divider]
 
     def report(self) -> dict:
         cls = dict(self.clf.report())

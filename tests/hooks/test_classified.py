@@ -50,9 +50,9 @@ class Scripted:
         return {"scripted": True}
 
 
-def core_with(clf, m, policy="FCFS", mode="rf", safeguard=True, threshold=float("inf")):
+def core_with(clf, m, policy="FCFS", mode="rf", safeguard=True, threshold=float("inf"), check_period=None):
     order = Order.of(policy, threshold, by_class=mode != "runtime-clairvoyant")
-    return Core(m, Easy(order, order), [SmallFirst(mode, clf, safeguard)])
+    return Core(m, Easy(order, order), [SmallFirst(mode, clf, safeguard, check_period)])
 
 
 def runs_of(result):
@@ -95,6 +95,43 @@ def test_no_kill_when_the_job_ends_exactly_at_the_divider_or_cannot_exceed_it():
     result = simulate(jobs, 2, core_with(clf, 2))
     assert {r.state for r in result.runs} == {OK}
     assert len(result.runs) == 2
+
+
+def test_periodic_safeguard_kills_only_at_check_instants_with_the_divider_then():
+    # Checks every 1000 s from the first submission (t=0): at 1000, 2000...  Divider 100.
+    # Job 1 (small, 1500 s) overruns the divider at 100 but runs on until the check at 1000;
+    # job 2 (small, 300 s from 10) overruns it too and ends at 310, before any check: never killed;
+    # job 3 (small, 150 s from 900) has run 100 s at the check: not *longer* than the divider, kept.
+    jobs = [JobRecord(1, 0, 1, 1500, 5000), JobRecord(2, 10, 1, 300, 5000), JobRecord(3, 900, 1, 150, 5000)]
+    clf = Scripted(divider=100.0, small={"0000001", "0000002", "0000003"})
+    result = simulate(jobs, 3, core_with(clf, 3, check_period=1000.0))
+    got = runs_of(result)
+    assert got["0000001"] == (0.0, 1000.0, KILLED, 0.0)
+    assert got["0000001#1"] == (1000.0, 2500.0, OK, 1000.0)  # requeued large: the next check leaves it alone
+    assert got["0000002"] == (10.0, 310.0, OK, 10.0)
+    assert got["0000003"] == (900.0, 1050.0, OK, 900.0)
+    assert result.report["safeguard_kills"] == 1
+
+
+def test_periodic_safeguard_asks_for_no_wakeup_while_no_small_job_runs():
+    # Only a large job runs for a long time: no check instant is visited, the run ends at its end.
+    jobs = [JobRecord(1, 0, 1, 50_000, 60_000), JobRecord(2, 49_000, 1, 10, 60_000)]
+    clf = Scripted(divider=100.0, small={"0000002"})
+    core = core_with(clf, 2, check_period=1000.0)
+    result = simulate(jobs, 2, core)
+    assert {r.state for r in result.runs} == {OK}
+    assert result.passes <= 5  # arrivals and ends only; a wake-up per period would make about 50
+
+
+def test_the_safeguard_period_option_builds_the_periodic_check():
+    cfg = SchedulerConfig.from_options({"classifier": "rf", "safeguard_period": "1w"})
+    (hook,) = [h for h in cfg.build(8).hooks if isinstance(h, SmallFirst)]
+    assert hook.check_period == 7 * 86400.0 and "safeguard every 1w" in cfg.describe()
+    assert cfg.to_dict()["safeguard_period"] == "1w"  # durations are written as the user writes them
+    with pytest.raises(Exception, match="safeguard_period needs the safeguard"):
+        SchedulerConfig.from_options({"classifier": "rf", "safeguard": False, "safeguard_period": "1w"})
+    with pytest.raises(Exception, match="safeguard_period needs --classifier"):
+        SchedulerConfig.from_options({"safeguard_period": "1w"})
 
 
 def test_no_safeguard_lets_a_misclassified_job_run_to_completion():

@@ -89,12 +89,14 @@ def test_kill_and_requeue(kth, tmp_path, options):
 def test_classifier_safeguard_and_runtime_oracle(kth, tmp_path):
     """Small-first with the learned classifier (kills and requeues) and the runtime-clairvoyant
     baseline (true runtimes from Batsim's delay profiles) agree with the local simulator."""
-    for options in ({"classifier": "rf"}, {"classifier": "runtime-clairvoyant"}):
-        report = compare_backends(head(kth, 1000), SchedulerConfig.from_options(options),
-                                  tmp_path / options["classifier"], timeout=60)
+    for name, options in (("rf", {"classifier": "rf"}), ("runtime", {"classifier": "runtime-clairvoyant"}),
+                          # study 004's periodic check: kills at wake-ups requested by the hook, not at run ends
+                          ("periodic", {"classifier": "rf", "safeguard_period": "10m"})):
+        report = compare_backends(head(kth, 1000), SchedulerConfig.from_options(options), tmp_path / name,
+                                  timeout=60)
         assert report["mismatches"] == 0, (options, report["first"])
         if options["classifier"] == "rf":
-            assert report["kills"]["batsim"] > 0
+            assert report["kills"]["batsim"] > 0, options
 
 
 def test_requeue_without_dynamic_jobs_fails_fast(kth, tmp_path):
