@@ -53,6 +53,9 @@ Section ``[classification]`` (every key but traces optional)::
     divider_window = "1w"      # the classifier's divider: median runtime of the jobs finished in the
                                # last 1w (the study's text) or "inf" (every job finished so far);
                                # online learning only.  The reference classes below keep 1w.
+    safeguard_period = "1w"    # the safeguard checks the small jobs every 1w (study 004's Algorithm 2)
+                               # instead of killing each at its start + the divider (the default);
+                               # the variants with a safeguard only
     reservation = "count"
     preset = "spec"            # a study's defaults for cleaning, features and learning
                                # (bftune.experiments.presets: spec, study004, study004-text);
@@ -96,7 +99,7 @@ from bftune.workloads.model import job_name, name_width
 POLICIES = ("FCFS", "WFP3", "SPF", "SAF")
 VARIANTS = ("base", "rf", "rf-no-safeguard", "class-clairvoyant", "runtime-clairvoyant")
 KEYS = ("traces", "policies", "variants", "features", "learning", "threshold", "reservation", "preset",
-        "divider_window")
+        "divider_window", "safeguard_period")
 LABELS = ("trace", "policy", "variant", "baseline")
 MONTH = 30 * 86400  # the "months": 30-day periods from the first submission
 CURVE_POINTS = 500  # samples of each stored cumulative bsld curve
@@ -106,8 +109,10 @@ QUALITY_KEYS = ("n", "tp", "fp", "tn", "fn", "accuracy", "precision", "recall", 
 
 
 def variant_options(variant: str, policy: str, *, features: str, seed: int, threshold: str,
-                    reservation: str, learning: str = "online", divider_window: str | None = None) -> dict:
-    """The :class:`SchedulerConfig` options of one variant (``divider_window`` None: the default, left out)."""
+                    reservation: str, learning: str = "online", divider_window: str | None = None,
+                    safeguard_period: str | None = None) -> dict:
+    """The :class:`SchedulerConfig` options of one variant (``divider_window``, ``safeguard_period`` None: the
+    default, left out, so that run ids stored before they existed hold)."""
     options = {"policy": policy, "threshold": threshold, "reservation": reservation}
     if variant == "base":
         return options
@@ -117,6 +122,8 @@ def variant_options(variant: str, policy: str, *, features: str, seed: int, thre
         options["learning"] = learning
     if divider_window is not None:  # likewise
         options["divider_window"] = divider_window
+    if safeguard_period is not None and variant in ("rf", "class-clairvoyant"):  # the variants with a safeguard
+        options["safeguard_period"] = safeguard_period
     return options
 
 
@@ -144,6 +151,8 @@ def expand(t: Section, workload: dict, seed: int, tau: float) -> Expansion:
         default_window = preset.options.get("divider_window", default_window)
     window = t.option("divider_window", default_window)
     divider_window = None if window == OPTIONS["divider_window"].default else format_duration(window)
+    period = t.option("safeguard_period", None)
+    safeguard_period = None if period is None else format_duration(period)
     reservation = t.option("reservation", OPTIONS["reservation"].default)
     cleaning = workload["cleaning"] or preset.cleaning  # [workload] cleaning wins over the preset's
     if cleaning != "spec" and any(path is None for _, path, _ in sources):
@@ -156,7 +165,8 @@ def expand(t: Section, workload: dict, seed: int, tau: float) -> Expansion:
                 options = t.scheduler("variants", variant_options(variant, policy, features=features, seed=seed,
                                                                   threshold=threshold, reservation=reservation,
                                                                   learning=learning,
-                                                                  divider_window=divider_window))
+                                                                  divider_window=divider_window,
+                                                                  safeguard_period=safeguard_period))
                 labels = {"trace": label, "policy": policy, "variant": variant, "baseline": variant == "base"}
                 specs.append(RunSpec(kind="classification", trace=trace, split=None, weeks=0, resample_seed=seed,
                                      options=options, tau=tau, labels=labels, trace_path=path, procs=None,
@@ -166,6 +176,7 @@ def expand(t: Section, workload: dict, seed: int, tau: float) -> Expansion:
                 "variants": variants, "preset": preset.name, "cleaning": cleaning, "features": features,
                 "learning": learning, "threshold": "none" if threshold == "inf" else threshold,
                 "divider_window": format_duration(window),
+                "safeguard_period": safeguard_period or "none (at the divider)",
                 "reservation": reservation, "curve_points": CURVE_POINTS, "month_days": MONTH // 86400,
                 "baseline": "base", "forest_seed": seed}
     return Expansion(settings, specs, {"traces": settings["traces"], "procs": None, **workload})

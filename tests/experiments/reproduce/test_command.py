@@ -43,7 +43,11 @@ def test_study004_paper_plan_uses_the_preset_and_the_ablation():
     # the text's weekly features also on SDSC-BLUE (the trace whose classifier errs less than the published one)
     blue = [name for name, config in plans.items()
             if any("SDSC-BLUE" in t for t in config["classification"]["traces"]) and name.startswith("abl_")]
-    assert blue == ["abl_converter_weekly"]
+    assert sorted(blue) == ["abl_converter_weekly", "abl_safeguard_weekly"]
+    # the safeguard's timing, tested on every trace x policy (the claim it bears on)
+    weekly = plans["abl_safeguard_weekly"]["classification"]
+    assert weekly["safeguard_period"] == "1w" and weekly["variants"] == ["base", "rf"]
+    assert weekly["policies"] == ["FCFS", "WFP3", "SPF", "SAF"] and len(weekly["traces"]) == 5
 
 
 def test_every_registered_study_loads():

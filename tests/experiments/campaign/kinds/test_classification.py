@@ -174,6 +174,24 @@ def test_divider_window_in_a_campaign(tmp_path):
     assert not {s.run_id for s in whole.specs[1:]} & {s.run_id for s in default.specs}
 
 
+def test_safeguard_period_in_a_campaign(tmp_path):
+    """The periodic check goes to the variants with a safeguard only; unset, no option (stored run ids hold)."""
+    path = tmp_path / "c.toml"
+    path.write_text(HEAD + OK_TRACE + "policies = ['FCFS']\n")
+    default = load_config(path)
+    assert default.settings["safeguard_period"] == "none (at the divider)"
+    assert all("safeguard_period" not in s.options for s in default.specs)
+    path.write_text(HEAD + OK_TRACE + "policies = ['FCFS']\nsafeguard_period = '1w'\n")
+    weekly = load_config(path)
+    by = {s.labels["variant"]: s for s in weekly.specs}
+    assert {v for v, s in by.items() if s.options.get("safeguard_period") == "1w"} == {"rf", "class-clairvoyant"}
+    same = {v for v in by if by[v].run_id in {s.run_id for s in default.specs}}
+    assert same == {"base", "rf-no-safeguard", "runtime-clairvoyant"}
+    path.write_text(HEAD + OK_TRACE + "safeguard_period = 'weekly'\n")
+    with pytest.raises(CampaignError, match=r"\[classification\] safeguard_period"):
+        load_config(path)
+
+
 def test_study_preset_campaign_runs_on_the_hand_made_trace(tmp_path):
     swf = small_swf(tmp_path / "small.swf")
     cfg = tmp_path / "study.toml"
