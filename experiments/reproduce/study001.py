@@ -271,6 +271,7 @@ STUDY = Study(
     seed_file="001_11d0b492e262f996.txt", plan=plan, report=report, extra=extra,
     durations={"quick": "KTH-SP2, 3 one-year resamples, plus the ocst evidence on one resample: about 5 min",
                "paper": "5 traces x 60 two-year resamples x 20 strategies, plus the ocst evidence on 3 traces "
-                        "(8 min on one core): SDSC-SP2 takes 42 min on the 2 cores of the project machine, KTH-SP2 "
-                        "about 9,000 CPU-seconds; the others scale with their jobs per week (CTC-SP2 about 3x "
-                        "SDSC-SP2, CEA-Curie about 10x): an estimated 13 h on 2 cores for all five; use --dask"})
+                        "(8 min on one core): measured 4,100 CPU-seconds for SDSC-SP2 (42 min on the 2 cores of "
+                        "the project machine), 8,400 for KTH-SP2, 11,700 for CTC-SP2; SDSC-BLUE and CEA-Curie "
+                        "scale with their jobs per week (about 3x and 10x SDSC-SP2): about 76,000 CPU-seconds "
+                        "for all five, 11 h on 2 cores; use --dask"})
