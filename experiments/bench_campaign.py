@@ -8,6 +8,11 @@ strategy family (from the per-run timings stored in ``runs/*.json``).
 
     uv run python -m bftune.experiments.bench_campaign               # 10 resamples, 2 workers
     uv run python -m bftune.experiments.bench_campaign --resamples 2 --out /tmp/bench
+    uv run python -m bftune.experiments.bench_campaign --resamples 2 --no-sharing   # every replay computed
+
+``--no-sharing`` hands no run the period replays of its group (full and
+noisy feedback on one resampled trace replay mostly the same periods): the
+results are the same, the CPU is what sharing saves.
 """
 
 from __future__ import annotations
@@ -35,6 +40,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--resamples", type=int, default=10)
     ap.add_argument("--workers", type=int, default=default_workers())
     ap.add_argument("--out", help="campaign directory (default: a temporary one, removed afterwards)")
+    ap.add_argument("--no-sharing", action="store_true", help="compute every period replay in every run")
     args = ap.parse_args(argv)
 
     path = Path(args.config)
@@ -48,7 +54,7 @@ def main(argv: list[str] | None = None) -> int:
               file=sys.stderr)
         return 2
     t0 = time.perf_counter()
-    outcome = run_campaign(campaign, out, workers=args.workers)
+    outcome = run_campaign(campaign, out, workers=args.workers, share_replays=not args.no_sharing)
     wall = time.perf_counter() - t0
 
     per_family: dict[str, list[float]] = defaultdict(list)
@@ -65,7 +71,8 @@ def main(argv: list[str] | None = None) -> int:
     s = campaign.settings
     print(f"\nbftune campaign benchmark: online selection on {campaign.workload['trace']}")
     print(f"  {s['resamples']} resampled traces x {s['weeks']} weeks, {len(s['strategies'])} strategies "
-          f"= {outcome.total} runs, {outcome.executor}, {os.cpu_count()} cores")
+          f"= {outcome.total} runs, {outcome.executor}, {os.cpu_count()} cores, period replays "
+          f"{'not shared' if args.no_sharing else 'shared within each group'}")
     print(f"  wall time (including tables and report): {wall:.1f} s = {wall / 60:.1f} min"
           f"   [{len(outcome.failures)} failed]")
     load = os.getloadavg()

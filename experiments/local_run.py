@@ -23,7 +23,7 @@ def workload_info(trace: Trace) -> dict:
 
 
 def run_local(trace: Trace, config: SchedulerConfig, out_dir: str | Path | None = None,
-              tau: float = 10.0) -> tuple[dict, SimResult]:
+              tau: float = 10.0, replay_memo: dict[str, float] | None = None) -> tuple[dict, SimResult]:
     """Simulate ``trace`` under ``config``; write out_jobs.csv and summary.json if ``out_dir``.
 
     ``out_dir`` is checked before the simulation and replaced as a whole after
@@ -34,7 +34,7 @@ def run_local(trace: Trace, config: SchedulerConfig, out_dir: str | Path | None 
     if config.classifier is not None and config.unix_start_time is None and trace.unix_start_time is not None:
         config = replace(config, unix_start_time=trace.unix_start_time, timezone=config.timezone or trace.timezone)
     t0 = time.perf_counter()
-    result = simulate(trace.jobs, m, config.build(m))
+    result = simulate(trace.jobs, m, config.build(m, replay_memo))
     elapsed = time.perf_counter() - t0
     extra = {"backend": "local", "simulation_seconds": round(elapsed, 3)}
     extra.update(result.report)

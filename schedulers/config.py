@@ -158,7 +158,8 @@ class SchedulerConfig:
             return PvEasy(primary)
         return Easy(primary, backfill, reservation=self.reservation, backfill_enabled=self.backfill)
 
-    def build_hooks(self) -> list[Hook]:
+    def build_hooks(self, replay_memo: dict[str, float] | None = None) -> list[Hook]:
+        """The hooks; ``replay_memo``: period replays shared with other runs (``PeriodReplay``)."""
         hooks: list[Hook] = []
         if self.predictor != "walltime" and self.backfill:
             # First, so that every other hook sees a job's planning estimate.
@@ -168,7 +169,8 @@ class SchedulerConfig:
         if self.selector is not None:
             selector = make_selector(self.selector, self.candidates, self.policy, self.decay, self.epsilon,
                                      self.noise)
-            replay = PeriodReplay(self.threshold, self.reservation) if selector.needs_simulation else None
+            replay = (PeriodReplay(self.threshold, self.reservation, memo=replay_memo)
+                      if selector.needs_simulation else None)
             hooks.append(PolicySelection(selector, self.period, self.threshold, replay, self.seed))
         if self.fairness:
             hooks.append(FairnessMonitor())
@@ -181,6 +183,6 @@ class SchedulerConfig:
             hooks.append(SmallFirst(self.classifier, clf, self.safeguard, self.safeguard_period))
         return hooks
 
-    def build(self, m: int) -> Core:
-        """A fresh decision core for an m-processor machine."""
-        return Core(m, self.build_algorithm(), self.build_hooks())
+    def build(self, m: int, replay_memo: dict[str, float] | None = None) -> Core:
+        """A fresh decision core for an m-processor machine (``replay_memo``: see ``build_hooks``)."""
+        return Core(m, self.build_algorithm(), self.build_hooks(replay_memo))

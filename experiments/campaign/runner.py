@@ -12,11 +12,14 @@ from __future__ import annotations
 import os
 import sys
 import time
+from collections import deque
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TextIO
+from typing import Iterator, TextIO
 
 from bftune.experiments.campaign.executors import check_workers, completed, open_backend
+from bftune.experiments.campaign.kinds import get_kind
+from bftune.experiments.campaign.kinds.kind import SHARED_REPLAYS
 from bftune.experiments.campaign.specs import Campaign, CampaignError, RunSpec
 from bftune.experiments.campaign.store import (DirectoryLock, load_meta, open_out_dir, publish, remove_leftovers,
                                                store_result, stored_run_ids, write_meta)
@@ -41,13 +44,14 @@ class Outcome:
 
 def run_campaign(campaign: Campaign, out_dir: str | os.PathLike[str], *, workers: int | None = None,
                  dask=None, specs: list[RunSpec] | None = None, progress: bool = True, stream: TextIO | None = None,
-                 report: bool = True) -> Outcome:
+                 report: bool = True, share_replays: bool = True) -> Outcome:
     """Run every spec not yet stored in ``out_dir``, store each at once, then write tables and report.
 
     ``specs`` restricts this invocation to some of the campaign's runs (the
     tables still cover the whole campaign, with what is stored).  The
     directory and ``workers`` are checked, and the directory locked, before
-    any work.
+    any work.  ``share_replays=False`` hands no run its group's period replays
+    (``_SharedReplays``; the results are the same: for measuring what it saves).
     """
     stream = stream if stream is not None else sys.stderr
     if dask is None:
@@ -71,11 +75,12 @@ def run_campaign(campaign: Campaign, out_dir: str | os.PathLike[str], *, workers
         bar = Progress(len(specs), outcome.reused, stream, enabled=progress)
         bar.draw(force=True)
         finished = False
+        shared = _SharedReplays(todo, enabled=share_replays)
         try:
-            for item, result in completed(backend.executor, execute_run, [s.to_dict() for s in todo],
-                                          backend.capacity):
+            for item, result in completed(backend.executor, execute_run, shared.items(), backend.capacity):
                 if isinstance(result, BaseException):
-                    result = lost_run(item, result)
+                    result = lost_run({k: v for k, v in item.items() if k != SHARED_REPLAYS}, result)
+                shared.collect(result)
                 _store(out, result, outcome)
                 bar.update(result.get("status") == "ok")
             finished = True
@@ -95,6 +100,66 @@ def run_campaign(campaign: Campaign, out_dir: str | os.PathLike[str], *, workers
             raise CampaignError(f"{exc.filename or out}: cannot write it ({exc.strerror or exc}); every run is "
                                 "stored: run the same command again to rebuild the tables and the report") from None
     return outcome
+
+
+class _SharedReplays:
+    """Period replays shared by the runs of a group (``CampaignKind.replay_group``), through the coordinator.
+
+    ``completed`` pulls items one by one as workers free up; each item of a
+    group carries a copy, taken as it is pulled, of what the group's finished
+    runs have replayed (a copy: the executor may pickle it in a background
+    thread while the coordinator goes on merging), and its run replays only the
+    rest.  A run whose group has a run in flight is pulled later, after runs of
+    other groups, so that it starts with that run's table; when only such runs
+    are left, the first goes anyway (nothing ever waits for sharing).  Full and
+    noisy feedback on one resampled trace replay mostly the same periods, so
+    the second costs little more than a fixed policy.  Workers never write in
+    the campaign directory; a run's results do not depend on what it was
+    handed; a group's table is dropped once its runs are done.
+    """
+
+    def __init__(self, todo: list[RunSpec], enabled: bool = True) -> None:
+        self.todo = todo
+        self.enabled = enabled
+        self.tables: dict[tuple, dict[str, float]] = {}
+        self.left: dict[tuple, int] = {}
+        self.flying: dict[tuple, int] = {}
+        for spec in todo:
+            group = self._group(spec)
+            if group is not None:
+                self.tables.setdefault(group, {})
+                self.left[group] = self.left.get(group, 0) + 1
+                self.flying[group] = 0
+
+    def _group(self, spec: RunSpec) -> tuple | None:
+        replay_group = get_kind(spec.kind).replay_group
+        return None if replay_group is None or not self.enabled else replay_group(spec)
+
+    def items(self) -> Iterator[dict]:
+        """The runs' items in submission order, each made as ``completed`` pulls it."""
+        pending = deque((spec, self._group(spec)) for spec in self.todo)
+        while pending:
+            ready = next((i for i, (_, g) in enumerate(pending) if g is None or not self.flying[g]), 0)
+            spec, group = pending[ready]
+            del pending[ready]
+            item = spec.to_dict()
+            if group is not None:
+                item[SHARED_REPLAYS] = dict(self.tables[group])
+                self.flying[group] += 1
+            yield item
+
+    def collect(self, record: dict) -> None:
+        """Take a finished run's table out of its record (it is not stored) into its group's."""
+        table = record.pop(SHARED_REPLAYS, None)
+        group = self._group(RunSpec.from_dict(record["spec"]))
+        if group is None or group not in self.left:
+            return
+        if table:
+            self.tables[group].update(table)
+        self.flying[group] -= 1
+        self.left[group] -= 1
+        if not self.left[group]:
+            self.tables[group].clear()  # every run of the group is done
 
 
 def _store(out: Path, record: dict, outcome: Outcome) -> None:

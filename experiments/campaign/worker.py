@@ -9,17 +9,25 @@ import time
 import traceback
 
 from bftune.experiments.campaign.kinds import get_kind
+from bftune.experiments.campaign.kinds.kind import SHARED_REPLAYS
 from bftune.experiments.campaign.specs import RESULT_FORMAT, RunSpec
 
 
-def execute_run(spec_dict: dict) -> dict:
-    """Run one spec; a crashed run is returned as a failure record with its traceback."""
+def execute_run(item: dict) -> dict:
+    """Run one spec; a crashed run is returned as a failure record with its traceback.
+
+    ``item`` is the spec's dict, with the period replays its group shares under
+    ``SHARED_REPLAYS`` for the kinds that share them (not part of the stored spec).
+    """
     t0, c0 = time.perf_counter(), time.process_time()
+    spec_dict = {k: v for k, v in item.items() if k != SHARED_REPLAYS}
     record = {"format": RESULT_FORMAT, "run_id": spec_dict.get("run_id"), "spec": spec_dict,
               "worker": f"{socket.gethostname()}:{os.getpid()}"}
     try:
         spec = RunSpec.from_dict(spec_dict)
-        record.update(status="ok", **get_kind(spec.kind).run(spec))
+        kind = get_kind(spec.kind)
+        shared = item.get(SHARED_REPLAYS)
+        record.update(status="ok", **(kind.run(spec, shared) if shared is not None else kind.run(spec)))
     except Exception as exc:  # a crashed run is reported, the campaign goes on
         record.update(status="failed", error=f"{type(exc).__name__}: {exc}", traceback=traceback.format_exc())
     record["elapsed_s"] = round(time.perf_counter() - t0, 3)

@@ -274,4 +274,5 @@ STUDY = Study(
                         "(8 min on one core): measured 4,100 CPU-seconds for SDSC-SP2 (42 min on the 2 cores of "
                         "the project machine), 8,400 for KTH-SP2, 11,700 for CTC-SP2; SDSC-BLUE and CEA-Curie "
                         "scale with their jobs per week (about 3x and 10x SDSC-SP2): about 76,000 CPU-seconds "
-                        "for all five, 11 h on 2 cores; use --dask"})
+                        "for all five as measured, about 27 % less since full and noisy feedback share their "
+                        "period replays (about 8 h on 2 cores); use --dask"})

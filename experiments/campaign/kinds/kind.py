@@ -68,6 +68,14 @@ class CampaignKind:
     #: ``[workload]`` may only hold walltime_from_runtime, lenient and cleaning.
     single_trace: bool = True
     default_tau: float = 10.0
+    #: The group of runs whose period replays are the same (None: the run replays nothing); a kind that
+    #: sets it takes ``run(spec, replays)``, ``replays`` the group's table so far, and returns the table,
+    #: grown, under ``SHARED_REPLAYS`` (the coordinator takes it out before storing the run).
+    replay_group: Callable[[RunSpec], tuple | None] | None = None
+
+
+#: Where a run's period-replay table travels, in the item handed to a worker and in the record it returns.
+SHARED_REPLAYS = "shared_replays"
 
 
 def resampled_columns(spec: dict) -> dict:

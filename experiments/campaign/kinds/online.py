@@ -33,17 +33,19 @@ import math
 
 import numpy as np
 
-from bftune.experiments.campaign.kinds.kind import CampaignKind, Expansion, TableSpec, resampled_columns
+from bftune.experiments.campaign.kinds.kind import (SHARED_REPLAYS, CampaignKind, Expansion, TableSpec,
+                                                    resampled_columns)
 from bftune.experiments.campaign.limits import MAX_RESAMPLES, MAX_RUNS, MAX_WEEKS, RESAMPLES_WHY, WEEKS_WHY
 from bftune.experiments.campaign.section import Section
 from bftune.experiments.campaign.specs import RunSpec, derive_seed
 from bftune.experiments.campaign.workloads import WEEK, prepared_trace
 from bftune.experiments.local_run import run_local
 from bftune.experiments.report import online as report
+from bftune.learning.selectors import make_selector
 from bftune.schedulers.config import SchedulerConfig
 from bftune.schedulers.core.durations import format_duration
 from bftune.schedulers.core.policies import SELECTION_DEFAULT
-from bftune.schedulers.options import OPTIONS
+from bftune.schedulers.options import OPTIONS, ConfigError
 
 KILLED = "COMPLETED_KILLED"
 SELECTORS = ("random", "full", "noisy", "bandit")  # the selectors of the study (not "fixed": see `fixed`)
@@ -106,11 +108,14 @@ def expand(t: Section, workload: dict, seed: int, tau: float) -> Expansion:
     return Expansion(settings, specs, {k: v for k, v in workload.items() if k != "trace_path"})
 
 
-def run(spec: RunSpec) -> dict:
-    """One strategy on one resampled trace: summary, per-week waits, the selector's choices."""
+def run(spec: RunSpec, replays: dict[str, float] | None = None) -> dict:
+    """One strategy on one resampled trace: summary, per-week waits, the selector's choices.
+
+    ``replays``: the period replays of its group so far (:func:`replay_group`); returned, grown.
+    """
     config = SchedulerConfig.from_options(spec.options)
     trace = prepared_trace(spec)
-    summary, result = run_local(trace, config, None, tau=spec.tau)
+    summary, result = run_local(trace, config, None, tau=spec.tau, replay_memo=replays)
     origin = min(job.submit for job in trace.jobs)
     final = [run for run in result.runs if run.state != KILLED]
     submit = np.array([run.original_submit for run in final], dtype=float)
@@ -130,7 +135,23 @@ def run(spec: RunSpec) -> dict:
     row["total_wait"] = float(math.fsum(wait.tolist()))
     row["algorithm"] = config.describe()
     row["simulated_weeks"] = n_weeks
-    return {"summary": row, "periods": periods, "choices": choices}
+    out = {"summary": row, "periods": periods, "choices": choices}
+    if replays is not None:
+        out[SHARED_REPLAYS] = replays
+    return out
+
+
+def replay_group(spec: RunSpec) -> tuple | None:
+    """Runs that replay the same periods: full and noisy feedback on one resampled trace and period."""
+    try:
+        config = SchedulerConfig.from_options(spec.options)
+    except ConfigError:
+        return None  # the run itself reports it, as a failed run
+    if config.selector is None or not make_selector(config.selector, config.candidates, config.policy).needs_simulation:
+        return None
+    replay = ("period", "threshold", "reservation")
+    return (spec.trace, spec.procs, spec.cleaning, spec.walltime_from_runtime, spec.lenient, spec.split, spec.weeks,
+            spec.resample_seed) + tuple(repr(spec.options.get(k)) for k in replay)
 
 
 _SHORT = ("resample", "strategy")
@@ -140,4 +161,4 @@ KIND = CampaignKind(
     tables=(TableSpec("periods", "periods", _SHORT,
                       ("run_id", *_SHORT, "week", "start", "jobs", "sum_wait", "max_wait")),
             TableSpec("choices", "choices", _SHORT, ("run_id", *_SHORT, "period", "start", "policy"))),
-    report=report.write, report_files=report.FILES)
+    report=report.write, report_files=report.FILES, replay_group=replay_group)

@@ -24,6 +24,7 @@ as COMPLETED_WALLTIME_REACHED (Batsim does the same for d == w).
 
 from __future__ import annotations
 
+import hashlib
 import heapq
 from array import array
 from dataclasses import dataclass, field
@@ -231,15 +232,39 @@ class PeriodReplay:
 
     Handed to the policy-selection hook by the configuration, so that the hook
     never reaches for a driver itself; a frozen dataclass so that it pickles.
+
+    ``memo`` (optional) maps :func:`replay_key` to a result: a replay is a pure
+    function of its jobs, machine, policy, threshold and reservation model, so
+    runs that replay the same periods (full and noisy feedback on one resampled
+    trace replay identical ones) can share them; a campaign hands one table to
+    the runs of a group (``experiments/campaign/runner.py``).  Results are the
+    same floats with or without it.
     """
 
     threshold: float
     reservation: str = "count"
+    memo: dict[str, float] | None = field(default=None, compare=False, repr=False)
 
     def __call__(self, jobs: list[JobRecord], m: int, policy: str) -> float:
         if not jobs:
             return 0.0
+        if self.memo is None:
+            return self._replay(jobs, m, policy)
+        key = replay_key(jobs, m, policy, self.threshold, self.reservation)
+        wait = self.memo.get(key)
+        if wait is None:
+            wait = self.memo[key] = self._replay(jobs, m, policy)
+        return wait
+
+    def _replay(self, jobs: list[JobRecord], m: int, policy: str) -> float:
         order = Order.of(policy, self.threshold)
         with paused_gc():
             return Simulator(jobs, m, Core(m, Easy(order, order, reservation=self.reservation)),
                              waits_only=True).total_wait()
+
+
+def replay_key(jobs: list[JobRecord], m: int, policy: str, threshold: float, reservation: str) -> str:
+    """Everything a period replay's result depends on, hashed (the jobs' ids break ties, so they are in)."""
+    text = repr((m, policy, threshold, reservation,
+                 [(j.id, j.submit, j.procs, j.runtime, j.walltime) for j in jobs]))
+    return hashlib.blake2b(text.encode(), digest_size=16).hexdigest()

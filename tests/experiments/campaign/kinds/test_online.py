@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
+import json
+
 import pandas as pd
 import pytest
+from bftune.experiments.campaign.config import load_config
+from bftune.experiments.campaign.kinds import online
 from bftune.experiments.campaign.paths import CONFIG_DIR
+from bftune.experiments.campaign.runner import run_campaign
 from bftune.experiments.campaign.specs import derive_seed
+from bftune.schedulers.drivers.local.simulator import PeriodReplay
 
 TINY_ONLINE = CONFIG_DIR / "tiny_synthetic_online.toml"
 ONLINE_TABLES = ["runs.csv", "periods.csv", "choices.csv", "summary_online.csv"]
@@ -63,3 +69,62 @@ def test_online_run_matches_a_direct_simulation(online_run):
     row = pd.read_csv(out / "runs.csv").set_index("run_id").loc[spec.run_id]
     assert row["avg_wait"] == summary["avg_wait"] and row["max_wait"] == summary["max_wait"]
     assert spec.options["seed"] == spec.resample_seed
+
+
+SHARING = """[campaign]
+kind = "online"
+name = "sharing"
+seed = 7
+
+[workload]
+trace = "synthetic:3000:16:3"
+
+[online]
+resamples = 2
+weeks = 2
+threshold = "40h"
+fixed = ["FCFS"]
+selectors = ["full", "noisy", "random"]
+periods = ["1d"]
+candidates = ["FCFS", "SPF", "SAF"]
+"""
+
+
+def test_full_and_noisy_feedback_share_their_period_replays(tmp_path, monkeypatch):
+    """Run in order on one process, noisy feedback reuses the replays of its resample's full feedback (the
+    periods whose jobs ended alike under both), the stored results equal unshared runs of the same specs, and
+    no table is stored."""
+    path = tmp_path / "sharing.toml"
+    path.write_text(SHARING)
+    campaign = load_config(path)
+    assert len({online.replay_group(s) for s in campaign.specs} - {None}) == 2  # one per resample
+    computed = [0]
+    replay = PeriodReplay._replay
+
+    def counting(self, jobs, m, policy):
+        computed[0] += 1
+        return replay(self, jobs, m, policy)
+
+    monkeypatch.setattr(PeriodReplay, "_replay", counting)
+    outcome = run_campaign(campaign, tmp_path / "out", workers=1, progress=False)
+    assert outcome.exit_code == 0
+    shared = computed[0]
+    alone = {}
+    for spec in campaign.specs:
+        computed[0] = 0
+        alone[spec.run_id] = online.run(spec)  # no table: every replay computed
+        alone[spec.run_id]["replays"] = computed[0]
+    by = {s.labels["strategy"]: [alone[x.run_id]["replays"] for x in campaign.specs
+                                 if x.labels["strategy"] == s.labels["strategy"]] for s in campaign.specs}
+    full, noisy = sum(by["full/1d"]), sum(by["noisy/1d"])
+    assert full <= shared < full + noisy  # random feedback replays nothing
+    computed[0] = 0
+    run_campaign(campaign, tmp_path / "unshared", workers=1, progress=False, share_replays=False)
+    assert computed[0] == full + noisy
+    for table in ("runs.csv", "choices.csv", "periods.csv"):
+        assert (tmp_path / "out" / table).read_bytes() == (tmp_path / "unshared" / table).read_bytes(), table
+    for spec in campaign.specs:
+        stored = json.loads((tmp_path / "out" / "runs" / f"{spec.run_id}.json").read_text())
+        assert "shared_replays" not in stored and "shared_replays" not in stored["spec"]
+        assert stored["summary"] == alone[spec.run_id]["summary"]
+        assert stored["choices"] == alone[spec.run_id]["choices"]
