@@ -68,6 +68,7 @@ class SmallFirst(Hook):
         self._origin: float | None = None  # first submission: the checks' time origin
         self._next_check = float("inf")
         self._wake_requested = -float("inf")
+        self._small_running = 0  # running small jobs (the periodic check asks for wake-ups only while any run)
 
     def on_submit(self, core: Core, job: Job, now: float) -> None:
         if self._origin is None:
@@ -93,7 +94,10 @@ class SmallFirst(Hook):
         job.tag("prob_small", float(prob))
 
     def on_start(self, core: Core, job: Job, now: float) -> None:
-        if not self.safeguard or job.qclass != SMALL or self.check_period is not None:
+        if not self.safeguard or job.qclass != SMALL:
+            return
+        if self.check_period is not None:
+            self._small_running += 1
             return
         divider = self.clf.divider(now)
         if divider is None or job.walltime <= divider:
@@ -103,6 +107,8 @@ class SmallFirst(Hook):
 
     def on_end(self, core: Core, job: Job, now: float, state: EndState) -> None:
         self._watch.forget(job.id)
+        if self.check_period is not None and self.safeguard and job.qclass == SMALL:
+            self._small_running -= 1
         self.clf.advance(now)
         if state is not EndState.COMPLETED_KILLED:
             self.clf.finished(job.first_id, now - job.start, now)
@@ -120,7 +126,7 @@ class SmallFirst(Hook):
         if self.check_period is None:
             self._watch.request_wakeups(decisions)
             return
-        if self._origin is None or not self._small_running(core):
+        if self._origin is None or not self._small_running:
             return
         if self._next_check <= now or self._next_check == float("inf"):  # first small start, or checks skipped
             self._next_check = self._check_after(now)
@@ -135,9 +141,6 @@ class SmallFirst(Hook):
         period = self.check_period
         k = int((now - self._origin) // period) + 1
         return self._origin + k * period
-
-    def _small_running(self, core: Core) -> bool:
-        return any(job.qclass == SMALL for job in core.machine.running.values())
 
     def _checked(self, core: Core, now: float) -> list[Job]:
         """At a check instant: the running small jobs that have run longer than the current divider."""
