@@ -75,7 +75,8 @@ def run_campaign(campaign: Campaign, out_dir: str | os.PathLike[str], *, workers
         bar = Progress(len(specs), outcome.reused, stream, enabled=progress)
         bar.draw(force=True)
         finished = False
-        shared = _SharedReplays(todo, enabled=share_replays)
+        # A scheduler that takes every run at once (Dask) leaves nothing to share: runs would only wait.
+        shared = _SharedReplays(todo, enabled=share_replays and backend.capacity is not None)
         try:
             for item, result in completed(backend.executor, execute_run, shared.items(), backend.capacity):
                 if isinstance(result, BaseException):
