@@ -158,37 +158,26 @@ def test_presets_and_cleaning_in_a_campaign(tmp_path):
     assert "cleaning" not in c.specs[0].identity() and c2.specs[0].identity()["cleaning"] == "batsim-converter"
 
 
-def test_divider_window_in_a_campaign(tmp_path):
-    """Classified variants get the window; the default stays out of the options (stored run ids hold)."""
+@pytest.mark.parametrize("key, value, default, given_to", [
+    ("divider_window", "inf", "1w", set(VARIANTS[1:])),  # every classified variant
+    ("safeguard_period", "1w", "none (at the divider)", {"rf", "class-clairvoyant"}),  # those with a safeguard
+])
+def test_classifier_keys_in_a_campaign(tmp_path, key, value, default, given_to):
+    """A key reaches the variants it means something to; its default stays out of the options, so run ids
+    stored before the key existed hold, and the other variants keep their ids."""
     path = tmp_path / "c.toml"
     path.write_text(HEAD + OK_TRACE + "policies = ['FCFS']\n")
-    default = load_config(path)
-    assert default.settings["divider_window"] == "1w"
-    assert all("divider_window" not in s.options for s in default.specs)
-    path.write_text(HEAD + OK_TRACE + "policies = ['FCFS']\ndivider_window = 'inf'\n")
-    whole = load_config(path)
-    assert whole.settings["divider_window"] == "inf"
-    by = {s.labels["variant"]: s for s in whole.specs}
-    assert "divider_window" not in by["base"].options and by["base"].run_id == default.specs[0].run_id
-    assert all(by[v].options["divider_window"] == "inf" for v in VARIANTS[1:])
-    assert not {s.run_id for s in whole.specs[1:]} & {s.run_id for s in default.specs}
-
-
-def test_safeguard_period_in_a_campaign(tmp_path):
-    """The periodic check goes to the variants with a safeguard only; unset, no option (stored run ids hold)."""
-    path = tmp_path / "c.toml"
-    path.write_text(HEAD + OK_TRACE + "policies = ['FCFS']\n")
-    default = load_config(path)
-    assert default.settings["safeguard_period"] == "none (at the divider)"
-    assert all("safeguard_period" not in s.options for s in default.specs)
-    path.write_text(HEAD + OK_TRACE + "policies = ['FCFS']\nsafeguard_period = '1w'\n")
-    weekly = load_config(path)
-    by = {s.labels["variant"]: s for s in weekly.specs}
-    assert {v for v, s in by.items() if s.options.get("safeguard_period") == "1w"} == {"rf", "class-clairvoyant"}
-    same = {v for v in by if by[v].run_id in {s.run_id for s in default.specs}}
-    assert same == {"base", "rf-no-safeguard", "runtime-clairvoyant"}
-    path.write_text(HEAD + OK_TRACE + "safeguard_period = 'weekly'\n")
-    with pytest.raises(CampaignError, match=r"\[classification\] safeguard_period"):
+    plain = load_config(path)
+    assert plain.settings[key] == default
+    assert all(key not in s.options for s in plain.specs)
+    path.write_text(HEAD + OK_TRACE + f"policies = ['FCFS']\n{key} = '{value}'\n")
+    changed = load_config(path)
+    assert changed.settings[key] == value
+    by = {s.labels["variant"]: s for s in changed.specs}
+    assert {v for v, s in by.items() if s.options.get(key) == value} == given_to
+    assert {v for v, s in by.items() if s.run_id in {p.run_id for p in plain.specs}} == set(VARIANTS) - given_to
+    path.write_text(HEAD + OK_TRACE + f"{key} = 'soon'\n")
+    with pytest.raises(CampaignError, match=rf"\[classification\] {key}"):
         load_config(path)
 
 
