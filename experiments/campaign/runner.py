@@ -23,7 +23,7 @@ from bftune.experiments.campaign.kinds.kind import SHARED_REPLAYS
 from bftune.experiments.campaign.specs import Campaign, CampaignError, RunSpec
 from bftune.experiments.campaign.store import (DirectoryLock, load_meta, open_out_dir, publish, remove_leftovers,
                                                store_result, stored_run_ids, write_meta)
-from bftune.experiments.campaign.worker import execute_run, lost_run
+from bftune.experiments.campaign.worker import execute_run, lost_run, spec_of
 from bftune.experiments.progress import Progress
 
 
@@ -80,7 +80,7 @@ def run_campaign(campaign: Campaign, out_dir: str | os.PathLike[str], *, workers
         try:
             for item, result in completed(backend.executor, execute_run, shared.items(), backend.capacity):
                 if isinstance(result, BaseException):
-                    result = lost_run({k: v for k, v in item.items() if k != SHARED_REPLAYS}, result)
+                    result = lost_run(spec_of(item), result)
                 shared.collect(result)
                 _store(out, result, outcome)
                 bar.update(result.get("status") == "ok")

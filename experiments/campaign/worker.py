@@ -13,6 +13,11 @@ from bftune.experiments.campaign.kinds.kind import SHARED_REPLAYS
 from bftune.experiments.campaign.specs import RESULT_FORMAT, RunSpec
 
 
+def spec_of(item: dict) -> dict:
+    """The spec's dict of a worker's item (without the period replays it may carry)."""
+    return {k: v for k, v in item.items() if k != SHARED_REPLAYS}
+
+
 def execute_run(item: dict) -> dict:
     """Run one spec; a crashed run is returned as a failure record with its traceback.
 
@@ -20,7 +25,7 @@ def execute_run(item: dict) -> dict:
     ``SHARED_REPLAYS`` for the kinds that share them (not part of the stored spec).
     """
     t0, c0 = time.perf_counter(), time.process_time()
-    spec_dict = {k: v for k, v in item.items() if k != SHARED_REPLAYS}
+    spec_dict = spec_of(item)
     record = {"format": RESULT_FORMAT, "run_id": spec_dict.get("run_id"), "spec": spec_dict,
               "worker": f"{socket.gethostname()}:{os.getpid()}"}
     try:
