@@ -7,3 +7,9 @@ Batsim platform generator and ``bftune.experiments`` the CLI and campaigns.
 """
 
 __version__ = "0.1.0"
+
+from bftune import compiled as _compiled
+
+# Before anything imports the core: a build made by `bftune accelerate` for exactly these sources
+# replaces its modules (see bftune.compiled); without one, nothing changes.
+_compiled.install()

@@ -26,6 +26,13 @@ out_jobs.csv and summary.json, exiting.  It reports
     uv run python -m bftune.experiments.bench                     # everything
     uv run python -m bftune.experiments.bench --quick             # KTH-SP2, EASY-FCFS and EASY(SAF, 40 h)
     uv run python -m bftune.experiments.bench --configs fcfs,saf40 --repeat 5 CTC-SP2 CEA-Curie
+    uv run python -m bftune.experiments.bench --cores compiled,interpreted --configs fcfs KTH CTC
+
+Which core runs is printed (``bftune accelerate`` builds the compiled one;
+without a build matching the sources, "compiled" runs interpreted and the
+table says so).  By default one unmeasured run per trace first fills the
+parse cache (``bftune.workloads.parsecache``), as after a user's first run
+of that trace; ``--parse-cache off`` times the parse in every run.
 
 Timings on a shared machine vary: the script prints the load average before
 and after, and takes the median of ``--repeat`` runs.
@@ -40,6 +47,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import datetime
+import filecmp
 import json
 import os
 import platform
@@ -149,6 +157,17 @@ def write_clean(source: str, target: str) -> None:
     print(len(trace.jobs))
 
 
+#: ``--cores`` values: the environment each names (``bftune.compiled``).
+CORES = {"compiled": "auto", "interpreted": "interpreted"}
+
+
+def core_label(env: dict[str, str]) -> str:
+    """Which core a fresh ``bftune`` process with ``env`` runs: "compiled" only if a build matches."""
+    code = "import bftune.compiled as c; print('compiled' if c.active() else 'interpreted')"
+    return subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                          check=True).stdout.strip()
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("traces", nargs="*", help="SWF traces, or name prefixes of ../shared/workloads traces "
@@ -157,6 +176,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--repeat", type=int, default=3, help="runs of each (median; default 3)")
     ap.add_argument("--quick", action="store_true", help="KTH-SP2, fcfs and saf40, one run each")
     ap.add_argument("--no-reference", action="store_true", help="do not run ocs-obps even if it is on PATH")
+    ap.add_argument("--cores", default="compiled",
+                    help="comma-separated, of compiled (the build of `bftune accelerate`, if any: what users "
+                         "run) and interpreted; with both, alternately, checking out_jobs.csv byte-identical")
+    ap.add_argument("--parse-cache", choices=("warm", "off"), default="warm",
+                    help="warm (default): one unmeasured run first fills the parse cache, as after a user's "
+                         "first run of a trace; off: every run parses the file (BFTUNE_TRACE_CACHE=off)")
     ap.add_argument("--write-clean", nargs=2, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.write_clean:
@@ -166,6 +191,9 @@ def main(argv: list[str] | None = None) -> int:
     unknown = [c for c in configs if c not in CONFIGS]
     if unknown:
         ap.error(f"unknown config(s) {', '.join(unknown)}; choose among {', '.join(CONFIGS)}")
+    cores = args.cores.split(",")
+    if not cores or any(c not in CORES for c in cores):
+        ap.error(f"--cores takes {' and/or '.join(CORES)}, comma-separated")
     archive = sorted((p for p in SHARED.glob("*.swf.gz") if "lublin" not in p.name), key=lambda p: p.stat().st_size)
     if args.quick:
         archive, configs, args.repeat = [p for p in archive if p.name.startswith("KTH")], ["fcfs", "saf40"], 1
@@ -183,14 +211,21 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     reference = None if args.no_reference else shutil.which("ocs-obps")
     bftune = bftune_command()
+    cache = {} if args.parse_cache == "warm" else {"BFTUNE_TRACE_CACHE": "off"}
+    envs = {core: {**os.environ, "BFTUNE_CORE": CORES[core], **cache} for core in cores}
+    actual = {core: core_label(env) for core, env in envs.items()}
+    if actual.get("compiled") == "interpreted":
+        print("# no compiled build matches these sources (bftune accelerate): 'compiled' runs interpreted")
     print(f"# bftune simulate vs {'ocs-obps' if reference else '(no reference on PATH)'}, "
           f"{datetime.datetime.now().strftime('%Y-%m-%d %H:%M')}")
     print(f"# {machine()}; load average before: {load()}; median of {args.repeat} run(s)")
-    print(f"# command: {' '.join(bftune)} simulate --trace TRACE [options] --out DIR")
+    print(f"# command: {' '.join(bftune)} simulate --trace TRACE [options] --out DIR; core: "
+          f"{', '.join(sorted(set(actual.values())))}; parse cache: {args.parse_cache}")
     print()
-    print("| trace (jobs) | scheduler | simulation jobs/s | `bftune simulate` wall | CPU | whole-process jobs/s "
+    print("| trace (jobs) | scheduler | core | simulation jobs/s | `bftune simulate` wall | CPU | whole-process jobs/s "
           "| peak memory | reference wall | reference CPU | reference peak | time ratio (wall, CPU) | memory ratio |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    status = 0
     with tempfile.TemporaryDirectory(prefix="bftune-bench-") as tmp:
         work = Path(tmp)
         for trace_path in traces:
@@ -198,33 +233,45 @@ def main(argv: list[str] | None = None) -> int:
             n = int(subprocess.run([sys.executable, "-m", "bftune.experiments.bench", "--write-clean", str(trace_path),
                                     str(swf)], check=True, capture_output=True, text=True).stdout)
             name = trace_path.name.replace(".swf.gz", "").replace(".swf", "")
+            if args.parse_cache == "warm":  # the parse (and the file) cached, bytecode written: as on a 2nd run
+                measure(bftune + ["simulate", "--trace", str(trace_path), "--out", str(work / "warm")], None,
+                        envs[cores[0]])
             for key in configs:
                 label, options, ocaml = CONFIGS[key]
-                ours: list[Measure] = []
+                ours: dict[str, list[Measure]] = {core: [] for core in cores}
                 theirs: list[Measure] = []
                 for _ in range(args.repeat):
-                    out = work / "out"
-                    ours.append(measure(bftune + ["simulate", "--trace", str(trace_path), *options, "--out", str(out)],
-                                        out))
+                    for core in cores:
+                        out = work / f"out-{core}"
+                        ours[core].append(measure(bftune + ["simulate", "--trace", str(trace_path), *options,
+                                                            "--out", str(out)], out, envs[core]))
                     if reference and ocaml:
                         theirs.append(measure([reference, *(a.format(swf=swf) for a in ocaml),
                                                f"--output={work / 'ocs.out'}"]))
-                wall, cpu = median([m.wall for m in ours]), median([m.cpu for m in ours])
-                sim = median([m.sim for m in ours if m.sim is not None])
-                peak = max(m.peak_mib for m in ours)
-                row = (f"| {name} ({n:,}) | {label} | {n / sim:,.0f} | {wall:.2f} s | {cpu:.2f} s | {n / wall:,.0f} "
-                       f"| {peak:.0f} MiB |")
-                if theirs:
-                    rwall, rcpu = median([m.wall for m in theirs]), median([m.cpu for m in theirs])
-                    rpeak = max(m.peak_mib for m in theirs)
-                    row += (f" {rwall:.2f} s | {rcpu:.2f} s | {rpeak:.0f} MiB | {wall / rwall:.2f}x, {cpu / rcpu:.2f}x "
-                            f"| {peak / rpeak:.1f}x |")
-                else:
-                    row += " - | - | - | - | - |"
-                print(row, flush=True)
+                for core in cores:
+                    print(row(f"{name} ({n:,})", label, actual[core], n, ours[core], theirs), flush=True)
+                if len(cores) > 1 and not filecmp.cmp(work / f"out-{cores[0]}" / "out_jobs.csv",
+                                                      work / f"out-{cores[1]}" / "out_jobs.csv", shallow=False):
+                    print(f"bench: {name} {label}: the two cores wrote different out_jobs.csv", file=sys.stderr)
+                    status = 1
     print()
     print(f"# load average after: {load()}")
-    return 0
+    return status
+
+
+def row(trace: str, label: str, core: str, n: int, ours: list[Measure], theirs: list[Measure]) -> str:
+    """One table row: our medians, and the reference's beside them when it ran."""
+    wall, cpu = median([m.wall for m in ours]), median([m.cpu for m in ours])
+    sim = median([m.sim for m in ours if m.sim is not None])
+    peak = max(m.peak_mib for m in ours)
+    text = (f"| {trace} | {label} | {core} | {n / sim:,.0f} | {wall:.2f} s | {cpu:.2f} s | {n / wall:,.0f} "
+            f"| {peak:.0f} MiB |")
+    if not theirs:
+        return text + " - | - | - | - | - |"
+    rwall, rcpu = median([m.wall for m in theirs]), median([m.cpu for m in theirs])
+    rpeak = max(m.peak_mib for m in theirs)
+    return text + (f" {rwall:.2f} s | {rcpu:.2f} s | {rpeak:.0f} MiB | {wall / rwall:.2f}x, {cpu / rcpu:.2f}x "
+                   f"| {peak / rpeak:.1f}x |")
 
 
 if __name__ == "__main__":

@@ -15,6 +15,7 @@ from typing import Callable
 
 from bftune import __version__
 from bftune.experiments import interrupts
+from bftune.experiments.accelerate import add_accelerate_parser
 from bftune.experiments.campaign.cli import add_campaign_parser
 from bftune.experiments.learn_index import add_learn_index_parser
 from bftune.files import (OutputError, atomic_write_many, check_output_dir, check_output_file, check_writable_dir,
@@ -405,6 +406,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_campaign_parser(sub)
     add_learn_index_parser(sub)
     add_reproduce_parser(sub)
+    add_accelerate_parser(sub)
     return parser
 
 

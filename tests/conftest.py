@@ -10,6 +10,19 @@ SWF reader, ...), ``import fake_batsim`` (a stand-in Batsim) and
 
 from __future__ import annotations
 
+import atexit
+import os
+import shutil
+import tempfile
+
+# Tests patch and subclass the core's modules, which a compiled build (bftune accelerate) would not
+# allow: they run the interpreted core, whatever the cache holds (tests/test_compiled.py checks the
+# compiled one).  Set before anything imports bftune; subprocesses inherit it.
+os.environ["BFTUNE_CORE"] = "interpreted"
+# Nor do they read or fill the user's cache (parsed traces, builds): one of their own, removed at exit.
+os.environ["BFTUNE_CACHE_DIR"] = tempfile.mkdtemp(prefix="bftune-test-cache-")
+atexit.register(shutil.rmtree, os.environ["BFTUNE_CACHE_DIR"], True)
+
 import easy_support
 import pytest
 import reference_easy

@@ -111,7 +111,7 @@ from pathlib import Path
 from typing import Iterable, Literal
 
 from bftune.gcpause import paused_gc
-from bftune.workloads import limits
+from bftune.workloads import limits, parsecache
 from bftune.workloads.errors import WorkloadError
 from bftune.workloads.model import JobRecord, Trace, records_from_columns
 
@@ -205,18 +205,25 @@ def read_swf(
         raw = path.read_bytes()
     except OSError as exc:
         raise WorkloadError(f"{path}: cannot read workload: {exc.strerror or exc}") from exc
-    if raw[:2] == _GZIP_MAGIC:
-        try:
-            raw = gzip.decompress(raw)
-        except (OSError, EOFError, gzip.BadGzipFile) as exc:
-            raise WorkloadError(f"{path}: corrupt gzip data: {exc}") from exc
     _check_fallback(walltime_fallback)
     name = name if name is not None else trace_name_from_path(path)
+    key = parsecache.key_of(raw) if len(raw) >= parsecache.MIN_BYTES and parsecache.enabled() else None
+    parsed = parsecache.load(key) if key else None
     with paused_gc():
+        if parsed is not None and _well_formed(parsed[0]):
+            del raw
+            table, header_lines = [parsed[0]], parsed[1]
+            del parsed  # the table's one reference is then the list, which the cleaning empties
+            return _trace_from_table(table, header_lines, str(path), max_procs, walltime_fallback, name, cleaning)
+        if raw[:2] == _GZIP_MAGIC:
+            try:
+                raw = gzip.decompress(raw)
+            except (OSError, EOFError, gzip.BadGzipFile) as exc:
+                raise WorkloadError(f"{path}: corrupt gzip data: {exc}") from exc
         if len(raw) >= FAST_PATH_MIN_CHARS:
             box = [raw]
             del raw  # the fast path frees the file's bytes as soon as it has parsed them
-            fast = _parse_fast(box, str(path), max_procs, walltime_fallback, name, cleaning)
+            fast = _parse_fast(box, str(path), max_procs, walltime_fallback, name, cleaning, key)
             if fast is not None:
                 return fast
             raw = box.pop()
@@ -322,7 +329,7 @@ _RECORDS_PER_SLICE = 1 << 15
 
 
 def _parse_fast(box: list[bytes], source: str, max_procs: int | None, walltime_fallback: WalltimeFallback,
-                name: str, cleaning: str = "spec") -> Trace | None:
+                name: str, cleaning: str = "spec", cache_key: str | None = None) -> Trace | None:
     """Vectorised parse + clean of a well-formed file's bytes; None sends the caller to the careful path.
 
     ``box`` holds the bytes (and nothing else should): once they are parsed
@@ -330,11 +337,10 @@ def _parse_fast(box: list[bytes], source: str, max_procs: int | None, walltime_f
     and its records are never in memory together; on None they are left in
     ``box`` for the careful path.  numpy's C parser reads the 18 columns
     from the bytes (a text ``StringIO`` would hold 4 bytes per character) and
-    refuses ragged or non-numeric lines; the cleaning rules become boolean
-    masks applied in the documented order, so counts are those of
-    :func:`clean_rows`.  Anything unusual (a parse error, a non-finite or
-    fractional count field) falls back to the line-by-line path, which names
-    the offending file:line.
+    refuses ragged or non-numeric lines.  Anything unusual (a parse error, a
+    non-finite or fractional count field) falls back to the line-by-line path,
+    which names the offending file:line.  A well-formed table is kept in the
+    parse cache under ``cache_key`` (:mod:`bftune.workloads.parsecache`).
     """
     import numpy as np
 
@@ -345,20 +351,44 @@ def _parse_fast(box: list[bytes], source: str, max_procs: int | None, walltime_f
             a = np.loadtxt(io.BytesIO(data), comments=";", dtype=np.float64, ndmin=2, encoding="latin-1")
     except ValueError:
         return None
-    if a.size == 0 or a.shape[1] != N_FIELDS or not np.isfinite(a).all() or (a[:, 0] < 0).any():
-        return None
-    integral = sorted(INTEGRAL_FIELDS)
-    v = a[:, integral]  # columns in INTEGRAL_FIELDS order: 0 id, 4, 7, 10, 11..16
-    if not (v == np.floor(v)).all():  # the careful path names the line
+    if not _well_formed(a):
         return None
     header_lines = _comment_lines(data)
     del data
     box.clear()  # well-formed: the bytes are no longer needed
+    if cache_key is not None:
+        parsecache.store(cache_key, a, header_lines)
+    table = [a]
+    del a  # the table's one reference is then the list, which the cleaning empties
+    return _trace_from_table(table, header_lines, source, max_procs, walltime_fallback, name, cleaning)
+
+
+def _well_formed(a) -> bool:
+    """Whether numpy's table of a file holds SWF records the vectorised cleaning can take as they are."""
+    import numpy as np
+
+    if a.size == 0 or a.shape[1] != N_FIELDS or not np.isfinite(a).all() or (a[:, 0] < 0).any():
+        return False
+    v = a[:, sorted(INTEGRAL_FIELDS)]
+    return bool((v == np.floor(v)).all())  # else the careful path names the line
+
+
+def _trace_from_table(table: list, header_lines: list[str], source: str, max_procs: int | None,
+                      walltime_fallback: WalltimeFallback, name: str, cleaning: str) -> Trace:
+    """The cleaned Trace of a well-formed table (:func:`_well_formed`): the cleaning rules as boolean
+    masks applied in the documented order, so that counts are those of :func:`clean_rows`.
+
+    ``table`` is a list holding the table, emptied once its columns are copied, so that the whole
+    table and the records are never in memory together.
+    """
+    import numpy as np
+
+    a = table.pop()
     header: dict[str, str] = {}
     for line in header_lines:
         _add_header_line(header, line)
     m = _machine_size(header, max_procs, source)
-    v = v.astype(np.int64)
+    v = a[:, sorted(INTEGRAL_FIELDS)].astype(np.int64)  # columns in INTEGRAL_FIELDS order: 0 id, 4, 7, 10, 11..16
     n_lines = len(a)
     submit, runtime, wall = a[:, 1].copy(), a[:, 3].copy(), a[:, 8].copy()
     del a

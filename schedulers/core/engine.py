@@ -27,6 +27,8 @@ from __future__ import annotations
 
 from typing import Callable, Protocol, Sequence
 
+from mypy_extensions import mypyc_attr
+
 from bftune.schedulers.core.decisions import Decisions, Kill, Reject
 from bftune.schedulers.core.jobs import EndState, Job
 from bftune.schedulers.core.machines import Interval
@@ -59,6 +61,9 @@ class Algorithm(Protocol):
     def describe(self) -> str: ...
 
 
+# Hooks live outside the core (and tests write their own): compiled by `bftune accelerate`, the core
+# must still accept subclasses written in Python.
+@mypyc_attr(allow_interpreted_subclasses=True)
 class Hook:
     """Base class for extensions; every method is optional.
 
@@ -102,6 +107,7 @@ def rejection(job: Job, m: int) -> str | None:
     return None
 
 
+@mypyc_attr(native_class=False)  # compiled native classes cannot derive from RuntimeError
 class OracleMissingError(RuntimeError):
     """A clairvoyant baseline ran under a driver that knows no true runtimes."""
 

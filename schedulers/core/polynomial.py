@@ -41,6 +41,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from bftune.schedulers import core as _core_package
 from bftune.schedulers.core.jobs import Job
 
 FORMAT = "bftune-index-function/1"
@@ -201,7 +202,9 @@ def load_learned(spec: str) -> PolynomialPolicy:
     return policy_from_dict(data, f"{LEARNED_PREFIX}{path_text}", str(path))
 
 
-SHIPPED_DIR = Path(__file__).resolve().parent / "fits"
+# The package folder, not this module's __file__: compiled (bftune accelerate), this module is a
+# shared library in a cache directory while the fits stay with the sources.
+SHIPPED_DIR = Path(_core_package.__path__[0]) / "fits"
 
 
 def shipped_policies() -> list[PolynomialPolicy]:

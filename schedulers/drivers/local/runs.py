@@ -76,7 +76,7 @@ class RunLog(Sequence[Run]):
         self.subtime = array("d")
         self.start = array("d")  # -1 for a rejected job (it never ran)
         self.end = array("d")
-        self.state = bytearray()  # STATE_CODE
+        self.state = array("B")  # STATE_CODE
         self.alloc: list[str] = []  # Batsim's text ("0-3 7"); "" for a rejected job
         self.info: list[dict | None] = []
         self._appends = (self.job.append, self.attempt.append, self.subtime.append, self.start.append,

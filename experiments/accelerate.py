@@ -1,0 +1,245 @@
+"""``bftune accelerate``: compile the decision core with mypyc into the build cache, and check it.
+
+The same modules that run interpreted are compiled (``bftune.compiled.MODULES``),
+from a temporary copy of this installation's sources, so the checkout never
+holds an extension module that could shadow an edited ``.py``.  The build is
+only kept if, on a synthetic workload, it writes byte-identical out_jobs.csv to
+the interpreted core under every algorithm and hook family (EASY orders and a
+threshold, the selector, PV-EASY with a predictor, the classifier with kills).
+Without mypy, setuptools or a C compiler the command says so in one line
+(exit 1, or 0 with ``--if-possible``) and bftune keeps running interpreted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import filecmp
+import importlib.machinery
+import importlib.util
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from bftune import compiled
+from bftune.cachedir import cache_dir
+from bftune.files import atomic_write_text
+
+#: Folders of the installation that hold no source of the package.
+SKIPPED = {".venv", "results", "tests", "__pycache__", "build", "dist", ".git", ".ci"}
+
+#: The self-check's scheduler options: one per algorithm and hook family that the compiled core runs.
+CHECKS = {
+    "EASY-FCFS": [],
+    "SAF/SPF + 40 h threshold, machines model": ["--primary", "SAF", "--backfill", "SPF", "--threshold", "40h",
+                                                 "--reservation", "machines"],
+    "full-feedback selector": ["--selector", "full", "--period", "1d", "--threshold", "40h"],
+    "PV-EASY, Last Model": ["--scheduler", "pv-easy", "--predictor", "last", "--fairness"],
+    "classifier with safeguard kills": ["--policy", "SPF", "--classifier", "rf"],
+}
+CHECK_WORKLOAD = ["--synthetic", "1500", "--procs", "64", "--seed", "5"]
+
+
+class AccelerateError(Exception):
+    """The build cannot be made or failed its check; the message is one line for the user."""
+
+
+def missing_tools() -> str | None:
+    """What the build needs and this environment lacks, or None."""
+    lacking = [name for name, module in (("mypy", "mypyc"), ("setuptools", "setuptools"))
+               if importlib.util.find_spec(module) is None]
+    if lacking:
+        return f"needs {' and '.join(lacking)} (in the dev group of pyproject.toml: `uv sync`)"
+    compiler = os.environ.get("CC") or "cc"
+    if shutil.which(compiler.split()[0]) is None:
+        return f"needs a C compiler ({compiler!r} is not on PATH)"
+    return None
+
+
+def copy_sources(target: Path) -> list[Path]:
+    """The package's ``.py`` files into ``target/bftune``, with the ``__init__.py`` files mypyc needs.
+
+    mypyc names a module by its chain of ``__init__.py`` files; the project's
+    top-level folders are namespace packages (none may shadow pybatsim's own
+    ``schedulers``), so the copy gets empty ones.  Returns the compiled modules'
+    paths relative to ``target``.
+    """
+    package = target / "bftune"
+    for folder, dirs, files in os.walk(compiled.PACKAGE_ROOT):
+        dirs[:] = [d for d in dirs if d not in SKIPPED and not d.startswith(".") and not d.endswith(".egg-info")]
+        relative = Path(folder).relative_to(compiled.PACKAGE_ROOT)
+        for name in files:
+            if name.endswith(".py"):
+                (package / relative).mkdir(parents=True, exist_ok=True)
+                shutil.copy2(Path(folder) / name, package / relative / name)
+    sources = []
+    for module in compiled.MODULES:
+        path = Path(*module.split("."))
+        for parent in path.parents:
+            if parent != Path("."):
+                (target / parent / "__init__.py").touch(exist_ok=True)
+        sources.append(path.with_suffix(".py"))
+    return sources
+
+
+def compile_copy(root: Path, sources: list[Path]) -> dict[str, Path]:
+    """mypyc over ``sources`` in ``root``; the extension module of each compiled module (and the runtime)."""
+    done = subprocess.run([sys.executable, "-m", "mypyc", "--ignore-missing-imports", *map(str, sources)],
+                          cwd=root, capture_output=True, text=True)
+    if done.returncode != 0:
+        tail = [line for line in (done.stdout + done.stderr).splitlines() if line.strip()][-3:]
+        raise AccelerateError("mypyc failed: " + " | ".join(tail))
+    suffix = importlib.machinery.EXTENSION_SUFFIXES[0]
+    built = {module: root / Path(*module.split(".")).with_suffix(suffix) for module in compiled.MODULES}
+    for path in root.glob(f"*__mypyc{suffix}"):  # the group's shared library, a top-level module
+        built[path.name[: -len(suffix)]] = path
+    absent = [str(p) for p in built.values() if not p.is_file()]
+    if absent:
+        raise AccelerateError(f"mypyc reported success but did not write {absent[0]}")
+    return built
+
+
+def mypy_version() -> str:
+    """mypy's version, imported here only: ``importlib.metadata`` would add 25 ms to every bftune start-up."""
+    from mypy.version import __version__
+
+    return __version__
+
+
+def install_build(built: dict[str, Path], key: str) -> Path:
+    """Copy the extensions into the cache under ``key``, all at once (a half-copied build is never seen)."""
+    target = compiled.build_dir(key)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f"{key}.", dir=target.parent))
+    files = {}
+    for module, path in built.items():
+        shutil.copy2(path, staging / path.name)
+        files[module] = path.name
+    atomic_write_text(staging / compiled.MANIFEST, json.dumps({
+        "files": files, "python": sys.version.split()[0], "mypy": mypy_version(),
+        "built": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        "sources": str(compiled.PACKAGE_ROOT)}, indent=1) + "\n")
+    try:
+        os.replace(staging, target)
+    except OSError:  # another process installed the same build first
+        shutil.rmtree(staging, ignore_errors=True)
+    return target
+
+
+def bftune_command() -> list[str]:
+    return [sys.executable, "-m", "bftune.experiments.cli"]
+
+
+def self_check(work: Path) -> None:
+    """Every :data:`CHECKS` configuration, interpreted and compiled, must write the same out_jobs.csv."""
+    if not loads_compiled({**os.environ, compiled.SWITCH: "auto"}):
+        raise AccelerateError("self-check: a fresh process does not load the new build")
+    for number, (label, options) in enumerate(CHECKS.items()):
+        outs = {}
+        for core in ("interpreted", "auto"):
+            out = work / f"{number}-{core}"
+            done = subprocess.run(bftune_command() + ["simulate", *CHECK_WORKLOAD, *options, "--out", str(out)],
+                                  env={**os.environ, compiled.SWITCH: core}, capture_output=True, text=True)
+            if done.returncode != 0:
+                last = (done.stderr.strip().splitlines() or ["no message"])[-1]
+                raise AccelerateError(f"self-check {label} ({core} core) failed: {last}")
+            outs[core] = out / "out_jobs.csv"
+        if not filecmp.cmp(outs["interpreted"], outs["auto"], shallow=False):
+            raise AccelerateError(f"self-check {label}: the compiled core wrote a different out_jobs.csv")
+
+
+def loads_compiled(env: dict[str, str]) -> bool:
+    """Whether a fresh process with ``env`` imports the core from a compiled build."""
+    code = "import bftune.schedulers.core.engine as m; print(m.__file__)"
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    return done.returncode == 0 and done.stdout.strip().endswith(importlib.machinery.EXTENSION_SUFFIXES[0])
+
+
+def build(check: bool = True, log=print) -> Path:
+    """Compile, check and install the build for the current sources; its directory.  Up to date: nothing to do."""
+    key = compiled.source_key()
+    target = compiled.build_dir(key)
+    if (target / compiled.MANIFEST).is_file():
+        log(f"bftune accelerate: up to date ({target})")
+        return target
+    reason = missing_tools()
+    if reason:
+        raise AccelerateError(reason)
+    log(f"bftune accelerate: compiling {len(compiled.MODULES)} modules with mypyc (about a minute)...")
+    with tempfile.TemporaryDirectory(prefix="bftune-accelerate-") as tmp:
+        root = Path(tmp)
+        built = compile_copy(root, copy_sources(root))
+        target = install_build(built, key)
+        if check:
+            log(f"bftune accelerate: checking it against the interpreted core ({len(CHECKS)} configurations)...")
+            try:
+                self_check(root / "check")
+            except AccelerateError:
+                shutil.rmtree(target, ignore_errors=True)
+                raise
+    log(f"bftune accelerate: built {target}; bftune now runs the compiled core "
+        f"({compiled.SWITCH}=interpreted turns it off)")
+    return target
+
+
+def status() -> str:
+    key = compiled.source_key()
+    target = compiled.build_dir(key)
+    builds = sorted((cache_dir() / "compiled").glob("*/" + compiled.MANIFEST))
+    if os.environ.get(compiled.SWITCH) == "interpreted":
+        state = f"interpreted ({compiled.SWITCH}=interpreted)"
+    elif (target / compiled.MANIFEST).is_file():
+        state = f"compiled ({target})"
+    else:
+        state = "interpreted (no build for these sources: bftune accelerate)"
+    stale = len([b for b in builds if b.parent != target])
+    return f"core: {state}; {stale} build(s) of other sources in {cache_dir() / 'compiled'}"
+
+
+def remove_stale(everything: bool) -> int:
+    """Delete the cache's builds of other sources (all of them with ``everything``); how many."""
+    current = compiled.build_dir()
+    removed = 0
+    for path in (cache_dir() / "compiled").glob("*"):
+        if path.is_dir() and (everything or path != current):
+            shutil.rmtree(path, ignore_errors=True)
+            removed += 1
+    return removed
+
+
+def cmd_accelerate(args: argparse.Namespace) -> int:
+    if args.status:
+        print(status())
+        return 0
+    if args.remove or args.prune:
+        print(f"bftune accelerate: removed {remove_stale(everything=args.remove)} build(s)")
+        return 0
+    try:
+        build(check=not args.no_check)
+    except AccelerateError as exc:
+        print(f"bftune accelerate: {exc}; bftune runs interpreted", file=sys.stderr)
+        return 0 if args.if_possible else 1
+    return 0
+
+
+def add_accelerate_parser(subparsers) -> argparse.ArgumentParser:
+    p = subparsers.add_parser(
+        "accelerate", help="compile the decision core with mypyc (optional; falls back to interpreted)",
+        description="Compile the decision core and the local event loop with mypyc into the build cache "
+                    f"({cache_dir() / 'compiled'}; BFTUNE_CACHE_DIR moves it), check that it decides "
+                    "exactly as the interpreted core, and use it from then on. Editing a compiled module "
+                    "makes the build stale: bftune then runs interpreted until the next accelerate. "
+                    f"{compiled.SWITCH}=interpreted turns a build off. Exit status: 0 built or up to date, "
+                    "1 the build could not be made (reason on stderr).")
+    p.add_argument("--if-possible", action="store_true",
+                   help="exit 0 when the build cannot be made here (no mypy, setuptools or C compiler)")
+    p.add_argument("--no-check", action="store_true", help="skip the self-check against the interpreted core")
+    p.add_argument("--status", action="store_true", help="say which core runs and which builds are cached")
+    p.add_argument("--prune", action="store_true", help="remove the builds of other sources")
+    p.add_argument("--remove", action="store_true", help="remove every build (bftune runs interpreted)")
+    p.set_defaults(func=cmd_accelerate)
+    return p

@@ -1,0 +1,121 @@
+"""The compiled core is used only when a build matches the sources exactly, and never breaks a run.
+
+The loader's decisions are checked in fresh processes (each with its own
+cache directory), since ``import bftune`` makes them.  The last test builds
+the real thing with mypyc when this machine can, and checks that it decides
+exactly as the interpreted core.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from bftune import compiled
+from bftune.experiments import accelerate
+
+PROBE = ("import bftune.compiled as c, bftune.schedulers.core.engine as e; "
+         "print('compiled' if c.active() else 'interpreted', e.__file__)")
+
+
+def run_probe(cache: Path, core: str = "auto") -> subprocess.CompletedProcess:
+    env = {**os.environ, "BFTUNE_CACHE_DIR": str(cache), compiled.SWITCH: core}
+    return subprocess.run([sys.executable, "-c", PROBE], env=env, capture_output=True, text=True, check=True)
+
+
+def fake_build(cache: Path, key: str, files: dict[str, str]) -> Path:
+    directory = cache / "compiled" / key
+    directory.mkdir(parents=True)
+    (directory / compiled.MANIFEST).write_text(json.dumps({"files": files}))
+    return directory
+
+
+def test_without_a_build_the_core_runs_interpreted(tmp_path):
+    done = run_probe(tmp_path / "empty")
+    assert done.stdout.split() == ["interpreted", str(compiled.source_path("bftune.schedulers.core.engine"))]
+    assert done.stderr == ""
+
+
+def test_a_build_of_other_sources_is_ignored(tmp_path):
+    fake_build(tmp_path, "0" * 20, {"bftune.schedulers.core.engine": "engine.so"})
+    done = run_probe(tmp_path)
+    assert done.stdout.split()[0] == "interpreted" and done.stderr == ""
+
+
+def test_a_matching_build_that_does_not_load_is_reported_and_ignored(tmp_path):
+    key = subprocess.run([sys.executable, "-c", "import bftune.compiled as c; print(c.source_key())"],
+                         capture_output=True, text=True, check=True).stdout.strip()
+    directory = fake_build(tmp_path, key, {"abc__mypyc": "abc__mypyc.so", "bftune.schedulers.core.engine": "e.so"})
+    (directory / "abc__mypyc.so").write_bytes(b"not a shared library")
+    done = run_probe(tmp_path)
+    assert done.stdout.split()[0] == "interpreted"
+    assert done.stdout.split()[1].endswith("engine.py")
+    (line,) = done.stderr.splitlines()
+    assert "does not load" in line and str(directory) in line and "bftune accelerate" in line
+
+
+def test_the_key_changes_with_any_compiled_source(tmp_path, monkeypatch):
+    before = compiled.source_key()
+    edited = tmp_path / "easy.py"
+    edited.write_bytes(compiled.source_path("bftune.schedulers.core.easy").read_bytes() + b"\n# edited\n")
+    real = compiled.source_path
+
+    def with_easy_edited(module: str) -> Path:
+        return edited if module.endswith(".easy") else real(module)
+
+    monkeypatch.setattr(compiled, "source_path", with_easy_edited)
+    assert compiled.source_key() != before
+
+
+def test_every_compiled_module_exists_and_no_package_init_is_compiled():
+    for module in compiled.MODULES:
+        assert compiled.source_path(module).is_file(), module
+        assert not module.endswith("__init__")
+
+
+def test_without_a_compiler_accelerate_says_why_in_one_line(tmp_path):
+    env = {**os.environ, "BFTUNE_CACHE_DIR": str(tmp_path), "CC": "no-such-compiler-here"}
+    command = [sys.executable, "-m", "bftune.experiments.cli", "accelerate"]
+    done = subprocess.run(command, env=env, capture_output=True, text=True)
+    if accelerate.missing_tools() and "compiler" not in (accelerate.missing_tools() or ""):
+        pytest.skip(f"this environment lacks the build tools: {accelerate.missing_tools()}")
+    assert done.returncode == 1
+    assert done.stderr.strip().splitlines()[-1].endswith("bftune runs interpreted")
+    assert "no-such-compiler-here" in done.stderr
+    done = subprocess.run(command + ["--if-possible"], env=env, capture_output=True, text=True)
+    assert done.returncode == 0 and "C compiler" in done.stderr
+    assert not (tmp_path / "compiled").exists()
+
+
+@pytest.mark.skipif(accelerate.missing_tools() is not None,
+                    reason=f"cannot build the compiled core here: {accelerate.missing_tools()}")
+def test_accelerate_builds_a_core_that_decides_as_the_interpreted_one(tmp_path):
+    cache = tmp_path / "cache"
+    env = {**os.environ, "BFTUNE_CACHE_DIR": str(cache)}
+    cli = [sys.executable, "-m", "bftune.experiments.cli"]
+    done = subprocess.run(cli + ["accelerate"], env=env, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert "checking it against the interpreted core" in done.stdout  # the self-check ran (and passed)
+    assert run_probe(cache).stdout.split()[0] == "compiled"
+    assert run_probe(cache, core="interpreted").stdout.split()[0] == "interpreted"
+    status = subprocess.run(cli + ["accelerate", "--status"], env={**env, compiled.SWITCH: "auto"},
+                            capture_output=True, text=True, check=True).stdout
+    assert status.startswith("core: compiled")
+    again = subprocess.run(cli + ["accelerate"], env=env, capture_output=True, text=True, check=True)
+    assert "up to date" in again.stdout
+    # Independently of the self-check: a configuration it does not run, with kills and a selector.
+    outs = []
+    for core in ("interpreted", "auto"):
+        out = tmp_path / core
+        subprocess.run(cli + ["simulate", "--synthetic", "2500", "--procs", "96", "--seed", "9", "--policy", "SAF",
+                              "--selector", "noisy", "--period", "2d", "--threshold", "20h", "--out", str(out)],
+                       env={**env, compiled.SWITCH: core}, check=True, capture_output=True)
+        outs.append((out / "out_jobs.csv").read_bytes())
+    assert outs[0] == outs[1]
+    removed = subprocess.run(cli + ["accelerate", "--remove"], env=env, capture_output=True, text=True, check=True)
+    assert "removed 1 build" in removed.stdout
+    assert run_probe(cache).stdout.split()[0] == "interpreted"
