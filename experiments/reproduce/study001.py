@@ -272,7 +272,8 @@ STUDY = Study(
     durations={"quick": "KTH-SP2, 3 one-year resamples, plus the ocst evidence on one resample: about 5 min",
                "paper": "5 traces x 60 two-year resamples x 20 strategies, plus the ocst evidence on 3 traces "
                         "(8 min on one core): measured 4,100 CPU-seconds for SDSC-SP2 (42 min on the 2 cores of "
-                        "the project machine), 8,400 for KTH-SP2, 11,700 for CTC-SP2; SDSC-BLUE and CEA-Curie "
-                        "scale with their jobs per week (about 3x and 10x SDSC-SP2): about 76,000 CPU-seconds "
-                        "for all five as measured, about 27 % less since full and noisy feedback share their "
-                        "period replays (about 8 h on 2 cores); use --dask"})
+                        "the project machine), 8,400 for KTH-SP2, 11,700 for CTC-SP2 (those three before full "
+                        "and noisy feedback shared their period replays, which saves about 27 %), 9,900 for "
+                        "SDSC-BLUE (mostly shared); CEA-Curie scales with its jobs per week (about 10x "
+                        "SDSC-SP2): about 29,000 more with shared replays, about 63,000 CPU-seconds for all "
+                        "five (about 9 h on 2 cores, less with the compiled core: bftune accelerate); use --dask"})
