@@ -1,6 +1,6 @@
 """The one progress line of long commands (campaign runs, Batsim simulations), on stderr.
 
-``[#########...................] 12/40  30.0%, 3 stored, 1 failed | <detail> | elapsed 01:02 | ETA 02:25``
+``[#########...................] 12/40  30.0%, 3 stored before, 1 failed | <detail> | elapsed 01:02 | ETA 02:25``
 
 On a terminal the line is redrawn in place (at most every ``tty_interval``
 seconds); elsewhere (logs, CI) a line is printed at most every ``interval``
@@ -52,7 +52,7 @@ class Progress:
         now = self.done + self.failed
         left = max(self.total - finished, 0)
         eta = elapsed / now * left if now else math.inf
-        counts = (f", {self.already} stored" if self.already else "") + \
+        counts = (f", {self.already} stored before" if self.already else "") + \
                  (f", {self.failed} failed" if self.failed else "")
         detail = f" | {self.detail}" if self.detail else ""
         label = f"{self.label}: " if self.label else ""

@@ -13,7 +13,7 @@ def test_progress_bar_shows_counts_and_eta():
     bar.update(True)
     bar.update(False)
     text = stream.getvalue()
-    assert "4/10" in text and "1 failed" in text and "2 stored" in text and "ETA" in text
+    assert "4/10" in text and "1 failed" in text and "2 stored before" in text and "ETA" in text
     assert "--:--" not in text.splitlines()[-1]
 
 
