@@ -108,6 +108,13 @@ QUALITY_KEYS = ("n", "tp", "fp", "tn", "fn", "accuracy", "precision", "recall", 
                 "false_large_rate")
 
 
+#: The variants a classifier key of the section means something to: every variant but the base, and only
+#: those with a safeguard for its period.  A section that sets a key none of its variants takes is refused.
+SAFEGUARDED = ("rf", "class-clairvoyant")
+KEY_VARIANTS = {"features": VARIANTS[1:], "learning": VARIANTS[1:], "divider_window": VARIANTS[1:],
+                "safeguard_period": SAFEGUARDED}
+
+
 def variant_options(variant: str, policy: str, *, features: str, seed: int, threshold: str,
                     reservation: str, learning: str = "online", divider_window: str | None = None,
                     safeguard_period: str | None = None) -> dict:
@@ -122,7 +129,7 @@ def variant_options(variant: str, policy: str, *, features: str, seed: int, thre
         options["learning"] = learning
     if divider_window is not None:  # likewise
         options["divider_window"] = divider_window
-    if safeguard_period is not None and variant in ("rf", "class-clairvoyant"):  # the variants with a safeguard
+    if safeguard_period is not None and variant in SAFEGUARDED:
         options["safeguard_period"] = safeguard_period
     return options
 
@@ -142,6 +149,10 @@ def expand(t: Section, workload: dict, seed: int, tau: float) -> Expansion:
         sources.append((trace, path, label))
     policies = t.option_list("policies", list(POLICIES), "policy")
     variants = t.strings("variants", list(VARIANTS), choices=VARIANTS)
+    for key, takers in KEY_VARIANTS.items():
+        if key in t.data and not set(variants) & set(takers):
+            raise t.error(key, f"applies to the variants {', '.join(takers)}; this section runs only "
+                               f"{', '.join(variants)}")
     preset = _preset(t)
     features = t.option("features", preset.options.get("features", OPTIONS["features"].default))
     learning = t.option("learning", preset.options.get("learning", OPTIONS["learning"].default))

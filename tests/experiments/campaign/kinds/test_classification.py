@@ -64,6 +64,10 @@ BAD_CONFIGS = [
     (HEAD + OK_TRACE + "learning = 'decoupled'\ndivider_window = 'inf'\n",
      "[classification] divider_window: needs --learning online"),
     (HEAD + "[workload]\ncleaning = 'keep-overruns'\n" + OK_TRACE, "[classification] traces: cleaning"),
+    (HEAD + OK_TRACE + "variants = ['base']\nfeatures = 'live'\n",
+     "[classification] features: applies to the variants rf, rf-no-safeguard"),
+    (HEAD + OK_TRACE + "variants = ['base', 'rf-no-safeguard', 'runtime-clairvoyant']\nsafeguard_period = '1w'\n",
+     "[classification] safeguard_period: applies to the variants rf, class-clairvoyant; this section runs only base"),
     (HEAD + OK_TRACE + "preset = 'study004'\n", "[classification] traces: cleaning 'batsim-converter'"),
     ("[campaign]\nkind = 'online'\n[workload]\ntrace = 'synthetic:10:4'\n" + OK_TRACE, "[top level] classification"),
 ]
