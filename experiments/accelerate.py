@@ -20,13 +20,13 @@ import importlib.util
 import json
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
 from bftune import compiled
 from bftune.cachedir import cache_dir
+from bftune.experiments.children import run_guarded
 from bftune.files import atomic_write_text
 
 #: Folders of the installation that hold no source of the package.
@@ -88,10 +88,10 @@ def copy_sources(target: Path) -> list[Path]:
 
 def compile_copy(root: Path, sources: list[Path]) -> dict[str, Path]:
     """mypyc over ``sources`` in ``root``; the extension module of each compiled module (and the runtime)."""
-    done = subprocess.run([sys.executable, "-m", "mypyc", "--ignore-missing-imports", *map(str, sources)],
-                          cwd=root, capture_output=True, text=True)
-    if done.returncode != 0:
-        tail = [line for line in (done.stdout + done.stderr).splitlines() if line.strip()][-3:]
+    status, output = run_guarded([sys.executable, "-m", "mypyc", "--ignore-missing-imports", *map(str, sources)],
+                                 root)
+    if status != 0:
+        tail = [line for line in output.splitlines() if line.strip()][-3:]
         raise AccelerateError("mypyc failed: " + " | ".join(tail))
     suffix = importlib.machinery.EXTENSION_SUFFIXES[0]
     built = {module: root / Path(*module.split(".")).with_suffix(suffix) for module in compiled.MODULES}
@@ -136,16 +136,17 @@ def bftune_command() -> list[str]:
 
 def self_check(work: Path) -> None:
     """Every :data:`CHECKS` configuration, interpreted and compiled, must write the same out_jobs.csv."""
+    work.mkdir(parents=True, exist_ok=True)
     if not loads_compiled({**os.environ, compiled.SWITCH: "auto"}):
         raise AccelerateError("self-check: a fresh process does not load the new build")
     for number, (label, options) in enumerate(CHECKS.items()):
         outs = {}
         for core in ("interpreted", "auto"):
             out = work / f"{number}-{core}"
-            done = subprocess.run(bftune_command() + ["simulate", *CHECK_WORKLOAD, *options, "--out", str(out)],
-                                  env={**os.environ, compiled.SWITCH: core}, capture_output=True, text=True)
-            if done.returncode != 0:
-                last = (done.stderr.strip().splitlines() or ["no message"])[-1]
+            command = bftune_command() + ["simulate", *CHECK_WORKLOAD, *options, "--out", str(out)]
+            status, output = run_guarded(command, work, {**os.environ, compiled.SWITCH: core})
+            if status != 0:
+                last = (output.strip().splitlines() or ["no message"])[-1]
                 raise AccelerateError(f"self-check {label} ({core} core) failed: {last}")
             outs[core] = out / "out_jobs.csv"
         if not filecmp.cmp(outs["interpreted"], outs["auto"], shallow=False):
@@ -155,8 +156,8 @@ def self_check(work: Path) -> None:
 def loads_compiled(env: dict[str, str]) -> bool:
     """Whether a fresh process with ``env`` imports the core from a compiled build."""
     code = "import bftune.schedulers.core.engine as m; print(m.__file__)"
-    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
-    return done.returncode == 0 and done.stdout.strip().endswith(importlib.machinery.EXTENSION_SUFFIXES[0])
+    status, output = run_guarded([sys.executable, "-c", code], Path.cwd(), env)
+    return status == 0 and output.strip().endswith(importlib.machinery.EXTENSION_SUFFIXES[0])
 
 
 def build(check: bool = True, log=print) -> Path:

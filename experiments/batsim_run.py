@@ -39,15 +39,13 @@ import math
 import os
 import re
 import shutil
-import signal
 import subprocess
-import sys
 import threading
 import time
 from dataclasses import replace
 from pathlib import Path
-from typing import TextIO
 
+from bftune.experiments.children import start_guarded, stop_group
 from bftune.experiments.compare import diff_out_jobs
 from bftune.experiments.local_run import run_local, workload_info
 from bftune.experiments.progress import Progress
@@ -147,53 +145,6 @@ def batsim_command(exe: Path, platform: Path, workload: Path, endpoint: str, pre
 
 
 # --- processes ------------------------------------------------------------------------------
-
-#: The watchdog Batsim runs under (started as a file: no bftune import, a fast start).
-GUARD = Path(__file__).with_name("guard.py")
-
-
-def start_guarded(cmd: list[str], cwd: Path, log: TextIO) -> tuple[subprocess.Popen, int]:
-    """Start ``cmd`` under the watchdog, in a new session: (process, write end of the watch pipe).
-
-    The process is the guard, leader of a process group holding ``cmd`` and
-    whatever it starts; killing the group stops them all.  The guard kills
-    the group by itself when the write end closes, which the kernel does
-    when this process dies in any way, SIGKILL included: close it (with
-    ``os.close``) only when the run is over.
-    """
-    watch_r, watch_w = os.pipe()
-    try:
-        proc = subprocess.Popen([sys.executable, "-I", str(GUARD), str(watch_r), "--", *cmd], stdout=log,
-                                stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True,
-                                cwd=cwd, pass_fds=(watch_r,))
-    except BaseException:
-        os.close(watch_w)
-        raise
-    finally:
-        os.close(watch_r)
-    return proc, watch_w
-
-
-def _kill_group(proc: subprocess.Popen, grace: float = 3.0) -> None:
-    """Stop a process started with ``start_new_session=True`` and everything it started."""
-    if proc.poll() is None:
-        try:
-            os.killpg(proc.pid, signal.SIGTERM)
-        except ProcessLookupError:
-            pass
-        try:
-            proc.wait(grace)
-        except subprocess.TimeoutExpired:
-            pass
-    try:  # leftovers of the group (children), even if the leader already exited
-        os.killpg(proc.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
-    try:
-        proc.wait(grace)
-    except subprocess.TimeoutExpired:  # pragma: no cover - SIGKILL cannot be ignored
-        pass
-
 
 def _tail(path: Path, lines: int = 15) -> str:
     try:
@@ -326,14 +277,14 @@ def _run_in(out: Path, shown: Path, trace: Trace, config: SchedulerConfig, exe: 
                                      f"Log {log_shown}:\n{_tail(log_path)}")
     except BaseException:
         if proc is not None:
-            _kill_group(proc)
+            stop_group(proc)
         connection.should_stop = lambda: "the launcher is stopping"
         thread.join(5.0)
         raise
     finally:
         display.close()
         if proc is not None and proc.poll() is None:  # pragma: no cover - defensive
-            _kill_group(proc)
+            stop_group(proc)
         if watch is not None:
             os.close(watch)
 

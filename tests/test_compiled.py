@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 from bftune import compiled
+from processes import command, descendants, group_members, wait_until
 from bftune.experiments import accelerate
 
 PROBE = ("import bftune.compiled as c, bftune.schedulers.core.engine as e; "
@@ -118,4 +120,29 @@ def test_accelerate_builds_a_core_that_decides_as_the_interpreted_one(tmp_path):
     assert outs[0] == outs[1]
     removed = subprocess.run(cli + ["accelerate", "--remove"], env=env, capture_output=True, text=True, check=True)
     assert "removed 1 build" in removed.stdout
+    assert run_probe(cache).stdout.split()[0] == "interpreted"
+
+
+@pytest.mark.skipif(accelerate.missing_tools() is not None,
+                    reason=f"cannot build the compiled core here: {accelerate.missing_tools()}")
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGKILL], ids=["SIGTERM", "SIGKILL"])
+def test_mypyc_dies_with_accelerate_and_nothing_half_built_is_used(tmp_path, signum):
+    cache = tmp_path / "cache"
+    env = {**os.environ, "BFTUNE_CACHE_DIR": str(cache)}
+    proc = subprocess.Popen([sys.executable, "-m", "bftune.experiments.cli", "accelerate"], env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
+    try:
+        def mypyc() -> list[int]:
+            return [p for p in descendants(proc.pid) if "mypyc" in command(p)]
+
+        found = wait_until(lambda: mypyc() or proc.poll() is not None, 60, "mypyc did not start")
+        assert proc.poll() is None, "accelerate ended before it could be stopped"
+        pgid = os.getpgid(found[0])
+        assert pgid != os.getpgid(proc.pid)  # mypyc runs in a group of its own, under the watchdog
+        proc.send_signal(signum)
+        proc.wait(30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    wait_until(lambda: not group_members(pgid), 15, "mypyc outlived bftune accelerate")
     assert run_probe(cache).stdout.split()[0] == "interpreted"

@@ -1,0 +1,82 @@
+"""Child processes that die with bftune: the launcher's side of the watchdog (``guard.py``).
+
+Every command that starts a process of its own (Batsim, mypyc, a self-check
+run) starts it here, under the guard, so that no process outlives the
+command that started it, however that command ends (SIGKILL included).
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import TextIO
+
+#: The watchdog (started as a file: no bftune import, a fast start).
+GUARD = Path(__file__).with_name("guard.py")
+
+
+def start_guarded(cmd: list[str], cwd: Path, log: TextIO,
+                  env: dict[str, str] | None = None) -> tuple[subprocess.Popen, int]:
+    """Start ``cmd`` under the watchdog, in a new session: (process, write end of the watch pipe).
+
+    The process is the guard, leader of a process group holding ``cmd`` and
+    whatever it starts; killing the group stops them all.  The guard kills
+    the group by itself when the write end closes, which the kernel does
+    when this process dies in any way, SIGKILL included: close it (with
+    ``os.close``) only when the run is over.
+    """
+    watch_r, watch_w = os.pipe()
+    try:
+        proc = subprocess.Popen([sys.executable, "-I", str(GUARD), str(watch_r), "--", *cmd], stdout=log,
+                                stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True,
+                                cwd=cwd, pass_fds=(watch_r,), env=env)
+    except BaseException:
+        os.close(watch_w)
+        raise
+    finally:
+        os.close(watch_r)
+    return proc, watch_w
+
+
+def stop_group(proc: subprocess.Popen, grace: float = 3.0) -> None:
+    """Stop a process started with ``start_new_session=True`` and everything it started."""
+    if proc.poll() is None:
+        try:
+            os.killpg(proc.pid, signal.SIGTERM)
+        except ProcessLookupError:
+            pass
+        try:
+            proc.wait(grace)
+        except subprocess.TimeoutExpired:
+            pass
+    try:  # leftovers of the group (children), even if the leader already exited
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+    try:
+        proc.wait(grace)
+    except subprocess.TimeoutExpired:  # pragma: no cover - SIGKILL cannot be ignored
+        pass
+
+
+def run_guarded(cmd: list[str], cwd: Path, env: dict[str, str] | None = None) -> tuple[int, str]:
+    """Run ``cmd`` to its end under the watchdog: its exit status and its output (stdout and stderr).
+
+    An exception here (Ctrl-C, SIGTERM turned into one by ``interrupts``) stops the child's whole
+    process group before it propagates.
+    """
+    with tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace") as log:
+        proc, watch = start_guarded(cmd, cwd, log, env)
+        try:
+            status = proc.wait()
+        except BaseException:
+            stop_group(proc)
+            raise
+        finally:
+            os.close(watch)
+        log.seek(0)
+        return status, log.read()
