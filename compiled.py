@@ -43,18 +43,18 @@ MANIFEST = "manifest.json"
 PACKAGE_ROOT = Path(__file__).resolve().parent
 
 
-def source_path(module: str) -> Path:
-    """The ``.py`` file of one of :data:`MODULES` in this checkout or installation."""
-    return PACKAGE_ROOT.joinpath(*module.split(".")[1:]).with_suffix(".py")
+def source_path(module: str, package: Path = PACKAGE_ROOT) -> Path:
+    """The ``.py`` file of one of :data:`MODULES` in the package folder ``package`` (by default, this one)."""
+    return package.joinpath(*module.split(".")[1:]).with_suffix(".py")
 
 
-def source_key() -> str:
+def source_key(package: Path = PACKAGE_ROOT) -> str:
     """What a build must have been made from: the ABI tag and every compiled source, byte for byte."""
     digest = hashlib.blake2b(digest_size=10)
     digest.update(f"{sys.implementation.cache_tag} {sys.platform} {importlib.machinery.EXTENSION_SUFFIXES[0]}".encode())
     for module in MODULES:
         digest.update(module.encode() + b"\0")
-        digest.update(source_path(module).read_bytes())
+        digest.update(source_path(module, package).read_bytes())
     return digest.hexdigest()
 
 

@@ -110,11 +110,11 @@ def mypy_version() -> str:
     return __version__
 
 
-def install_build(built: dict[str, Path], key: str) -> Path:
-    """Copy the extensions into the cache under ``key``, all at once (a half-copied build is never seen)."""
-    target = compiled.build_dir(key)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f"{key}.", dir=target.parent))
+def install_build(built: dict[str, Path], key: str, directory: Path) -> Path:
+    """Copy the extensions into ``directory/key``, all at once (a half-copied build is never seen)."""
+    target = directory / key
+    directory.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f"{key}.", dir=directory))
     files = {}
     for module, path in built.items():
         shutil.copy2(path, staging / path.name)
@@ -134,17 +134,20 @@ def bftune_command() -> list[str]:
     return [sys.executable, "-m", "bftune.experiments.cli"]
 
 
-def self_check(work: Path) -> None:
-    """Every :data:`CHECKS` configuration, interpreted and compiled, must write the same out_jobs.csv."""
+def self_check(work: Path, cache: Path) -> None:
+    """Every :data:`CHECKS` configuration, interpreted and compiled (the build in ``cache``), must write the
+    same out_jobs.csv."""
     work.mkdir(parents=True, exist_ok=True)
-    if not loads_compiled({**os.environ, compiled.SWITCH: "auto"}):
-        raise AccelerateError("self-check: a fresh process does not load the new build")
+    env = {**os.environ, "BFTUNE_CACHE_DIR": str(cache)}
+    if not loads_compiled({**env, compiled.SWITCH: "auto"}):
+        raise AccelerateError("self-check: a fresh process does not load the new build "
+                              "(were the sources edited during the build?)")
     for number, (label, options) in enumerate(CHECKS.items()):
         outs = {}
         for core in ("interpreted", "auto"):
             out = work / f"{number}-{core}"
             command = bftune_command() + ["simulate", *CHECK_WORKLOAD, *options, "--out", str(out)]
-            status, output = run_guarded(command, work, {**os.environ, compiled.SWITCH: core})
+            status, output = run_guarded(command, work, {**env, compiled.SWITCH: core})
             if status != 0:
                 last = (output.strip().splitlines() or ["no message"])[-1]
                 raise AccelerateError(f"self-check {label} ({core} core) failed: {last}")
@@ -161,9 +164,13 @@ def loads_compiled(env: dict[str, str]) -> bool:
 
 
 def build(check: bool = True, log=print) -> Path:
-    """Compile, check and install the build for the current sources; its directory.  Up to date: nothing to do."""
-    key = compiled.source_key()
-    target = compiled.build_dir(key)
+    """Compile, check and install the build for the current sources; its directory.  Up to date: nothing to do.
+
+    The build is checked from a cache of its own and only then copied into the user's, so that no bftune
+    process ever loads a build that has not passed its check.  Its key is that of the sources copied for
+    the build: a source edited meanwhile makes it stale at once, never mislabelled.
+    """
+    target = compiled.build_dir()
     if (target / compiled.MANIFEST).is_file():
         log(f"bftune accelerate: up to date ({target})")
         return target
@@ -172,16 +179,16 @@ def build(check: bool = True, log=print) -> Path:
         raise AccelerateError(reason)
     log(f"bftune accelerate: compiling {len(compiled.MODULES)} modules with mypyc (about a minute)...")
     with tempfile.TemporaryDirectory(prefix="bftune-accelerate-") as tmp:
-        root = Path(tmp)
-        built = compile_copy(root, copy_sources(root))
-        target = install_build(built, key)
+        root = Path(tmp) / "src"
+        sources = copy_sources(root)
+        key = compiled.source_key(root / "bftune")
+        built = compile_copy(root, sources)
         if check:
             log(f"bftune accelerate: checking it against the interpreted core ({len(CHECKS)} configurations)...")
-            try:
-                self_check(root / "check")
-            except AccelerateError:
-                shutil.rmtree(target, ignore_errors=True)
-                raise
+            trial = Path(tmp) / "cache"
+            install_build(built, key, trial / "compiled")
+            self_check(Path(tmp) / "check", trial)
+        target = install_build(built, key, cache_dir() / "compiled")
     log(f"bftune accelerate: built {target}; bftune now runs the compiled core "
         f"({compiled.SWITCH}=interpreted turns it off)")
     return target

@@ -24,6 +24,10 @@ PROBE = ("import bftune.compiled as c, bftune.schedulers.core.engine as e; "
          "print('compiled' if c.active() else 'interpreted', e.__file__)")
 
 
+def ignore(line: str) -> None:
+    """A log that says nothing."""
+
+
 def run_probe(cache: Path, core: str = "auto") -> subprocess.CompletedProcess:
     env = {**os.environ, "BFTUNE_CACHE_DIR": str(cache), compiled.SWITCH: core}
     return subprocess.run([sys.executable, "-c", PROBE], env=env, capture_output=True, text=True, check=True)
@@ -60,17 +64,16 @@ def test_a_matching_build_that_does_not_load_is_reported_and_ignored(tmp_path):
     assert "does not load" in line and str(directory) in line and "bftune accelerate" in line
 
 
-def test_the_key_changes_with_any_compiled_source(tmp_path, monkeypatch):
-    before = compiled.source_key()
-    edited = tmp_path / "easy.py"
-    edited.write_bytes(compiled.source_path("bftune.schedulers.core.easy").read_bytes() + b"\n# edited\n")
-    real = compiled.source_path
-
-    def with_easy_edited(module: str) -> Path:
-        return edited if module.endswith(".easy") else real(module)
-
-    monkeypatch.setattr(compiled, "source_path", with_easy_edited)
-    assert compiled.source_key() != before
+def test_the_key_is_the_sources_and_changes_with_any_of_them(tmp_path):
+    copy = tmp_path / "bftune"
+    for module in compiled.MODULES:
+        target = compiled.source_path(module, copy)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(compiled.source_path(module).read_bytes())
+    assert compiled.source_key(copy) == compiled.source_key()  # where the sources are does not matter
+    edited = compiled.source_path("bftune.schedulers.core.easy", copy)
+    edited.write_bytes(edited.read_bytes() + b"\n# edited\n")
+    assert compiled.source_key(copy) != compiled.source_key()
 
 
 def test_every_compiled_module_exists_and_no_package_init_is_compiled():
@@ -146,3 +149,13 @@ def test_mypyc_dies_with_accelerate_and_nothing_half_built_is_used(tmp_path, sig
             proc.kill()
     wait_until(lambda: not group_members(pgid), 15, "mypyc outlived bftune accelerate")
     assert run_probe(cache).stdout.split()[0] == "interpreted"
+
+
+@pytest.mark.skipif(accelerate.missing_tools() is not None,
+                    reason=f"cannot build the compiled core here: {accelerate.missing_tools()}")
+def test_a_build_that_fails_its_check_is_never_installed(tmp_path, monkeypatch):
+    monkeypatch.setenv("BFTUNE_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(accelerate, "CHECKS", {"a configuration that cannot run": ["--policy", "NO-SUCH"]})
+    with pytest.raises(accelerate.AccelerateError, match="self-check a configuration that cannot run"):
+        accelerate.build(log=ignore)
+    assert not (tmp_path / "cache" / "compiled").exists()
