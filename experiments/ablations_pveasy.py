@@ -99,8 +99,8 @@ def configured(options: dict, machine: type[MachineState] | None = None,
         return config
     build = config.build
 
-    def build_with(m: int):  # swap the core's parts before anything runs
-        core = build(m)
+    def build_with(m: int, replay_memo: dict[str, float] | None = None):  # swap the core's parts first
+        core = build(m, replay_memo)
         if machine is not None:
             core.machine = machine(m)
         if monitor is not None:

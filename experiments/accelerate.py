@@ -116,9 +116,10 @@ def install_build(built: dict[str, Path], key: str, directory: Path) -> Path:
     directory.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f"{key}.", dir=directory))
     files = {}
-    for module, path in built.items():
-        shutil.copy2(path, staging / path.name)
-        files[module] = path.name
+    suffix = importlib.machinery.EXTENSION_SUFFIXES[0]
+    for module, path in built.items():  # named by the full module name: no two basenames can collide
+        shutil.copy2(path, staging / (module + suffix))
+        files[module] = module + suffix
     atomic_write_text(staging / compiled.MANIFEST, json.dumps({
         "files": files, "python": sys.version.split()[0], "mypy": mypy_version(),
         "built": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),

@@ -24,6 +24,15 @@ PROBE = ("import bftune.compiled as c, bftune.schedulers.core.engine as e; "
          "print('compiled' if c.active() else 'interpreted', e.__file__)")
 
 
+ABLATIONS = """
+from bftune.experiments import ablations_pveasy as a
+from bftune.workloads.synthetic import generate
+trace, options = generate(800, 32, seed=4), {"scheduler": "pv-easy", "predictor": "last"}
+print(a.row("never", trace, options, machine=a.NeverRevised)[0])
+print(a.row("rest", trace, options, adapt=a.venture_rest("priority", extra=True))[0])
+"""
+
+
 def ignore(line: str) -> None:
     """A log that says nothing."""
 
@@ -121,6 +130,10 @@ def test_accelerate_builds_a_core_that_decides_as_the_interpreted_one(tmp_path):
                        env={**env, compiled.SWITCH: core}, check=True, capture_output=True)
         outs.append((out / "out_jobs.csv").read_bytes())
     assert outs[0] == outs[1]
+    # Python subclasses of compiled classes (the PV-EASY ablations' machine state and algorithms).
+    rows = [subprocess.run([sys.executable, "-c", ABLATIONS], env={**env, compiled.SWITCH: core}, check=True,
+                           capture_output=True, text=True).stdout for core in ("interpreted", "auto")]
+    assert rows[0] == rows[1] and rows[0].count("ablation") == 2
     removed = subprocess.run(cli + ["accelerate", "--remove"], env=env, capture_output=True, text=True, check=True)
     assert "removed 1 build" in removed.stdout
     assert run_probe(cache).stdout.split()[0] == "interpreted"

@@ -19,12 +19,15 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Container
+from typing import TYPE_CHECKING, Container, Iterable
 
 from bftune.schedulers.core import machines as ms
 from bftune.schedulers.core.decisions import Decisions
 from bftune.schedulers.core.jobs import Job
 from bftune.schedulers.core.ordering import Order, first_blocked
+
+if TYPE_CHECKING:  # annotations only: the core's engine drives this algorithm
+    from bftune.schedulers.core.engine import Core
 
 RESERVATION_MODELS = ("count", "machines")
 
@@ -39,7 +42,8 @@ class Reservation:
     machines: list  # machines model: R
 
 
-def shadow_time(by_end, avail: int, q: int, skip: Container[str] | None = None) -> tuple[float, int, list[Job]]:
+def shadow_time(by_end: Iterable[Job], avail: int, q: int,
+                skip: Container[str] | None = None) -> tuple[float, int, list[Job]]:
     """The earliest expected time at which a job of ``q`` processors can start (``avail < q``).
 
     ``avail`` processors are available now; running jobs (``by_end``: in
@@ -102,7 +106,7 @@ class Easy:
             return f"{name}({self.primary.describe()})"
         return f"{name}({self.primary.describe()}, {self.backfill.describe()})"
 
-    def schedule(self, core, now: float, decisions: Decisions) -> None:
+    def schedule(self, core: Core, now: float, decisions: Decisions) -> None:
         queue = core.queue
         machine = core.machine
         self.last_reservation = None
@@ -130,11 +134,12 @@ class Easy:
         else:
             self._backfill_machines(core, head, now, shadow, released, decisions)
 
-    def expected_start(self, core, head: Job, now: float) -> float:
+    def expected_start(self, core: Core, head: Job, now: float) -> float:
         """When the blocked ``head`` is expected to start: EASY's shadow time from every running job."""
         return shadow_time(core.machine.by_end, core.machine.free.size, head.procs)[0]
 
-    def _backfill_count(self, core, head: Job, now: float, shadow: float, extra: int, decisions: Decisions) -> None:
+    def _backfill_count(self, core: Core, head: Job, now: float, shadow: float, extra: int,
+                        decisions: Decisions) -> None:
         free = core.machine.free.size
         self.last_reservation = Reservation(head.id, shadow, extra, [])
         chosen: list[Job] = []
@@ -157,7 +162,8 @@ class Easy:
         for job in chosen:
             core.start(job, ms.lowest(machine_free.intervals, job.procs), now, decisions)
 
-    def _backfill_machines(self, core, head: Job, now: float, shadow: float, released: list, decisions: Decisions) -> None:
+    def _backfill_machines(self, core: Core, head: Job, now: float, shadow: float, released: list,
+                           decisions: Decisions) -> None:
         free = core.machine.free
         available = list(free.intervals)
         for job in released:

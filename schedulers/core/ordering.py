@@ -215,7 +215,7 @@ class WaitingQueue:
                     yield job
 
     @staticmethod
-    def _sorted(order: Order, now: float, jobs) -> list[Job]:
+    def _sorted(order: Order, now: float, jobs: Iterable[Job]) -> list[Job]:
         key = order.key
         return sorted(jobs, key=lambda j: key(j, now))  # noqa: E731 - local, never pickled
 

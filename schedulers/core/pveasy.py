@@ -42,6 +42,10 @@ and no processor is ever promised twice.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Iterable, Iterator
+
+from mypy_extensions import mypyc_attr
+
 from bftune.schedulers.core import machines as ms
 from bftune.schedulers.core.decisions import Decisions
 from bftune.schedulers.core.easy import shadow_time
@@ -49,13 +53,16 @@ from bftune.schedulers.core.jobs import Job
 from bftune.schedulers.core.ordering import Order, first_blocked
 from bftune.schedulers.core.policies import SPF
 
+if TYPE_CHECKING:  # annotations only: the core's engine drives this algorithm
+    from bftune.schedulers.core.engine import Core
+
 PREEMPTION = "shadow-load preemption"
 #: Venture backfilling's first step walks waiting jobs by planning estimate (SPF on the
 #: estimate), so that the queue keeps that index for it.
 _BY_ESTIMATE = Order(SPF)
 
 
-def _ending_within(by_estimate, horizon: float):
+def _ending_within(by_estimate: Iterable[Job], horizon: float) -> Iterator[Job]:
     """The jobs (in order of planning estimate) predicted to run at most ``horizon`` seconds."""
     for job in by_estimate:
         if job.estimate > horizon:
@@ -63,7 +70,7 @@ def _ending_within(by_estimate, horizon: float):
         yield job
 
 
-def _take_fitting(jobs, free: int, taken: set[str], chosen: list[Job]) -> int:
+def _take_fitting(jobs: Iterable[Job], free: int, taken: set[str], chosen: list[Job]) -> int:
     """Take, in order, every job of ``jobs`` not yet taken that fits in what is left of ``free``."""
     for job in jobs:
         if job.procs <= free and job.id not in taken:
@@ -75,6 +82,8 @@ def _take_fitting(jobs, free: int, taken: set[str], chosen: list[Job]) -> int:
     return free
 
 
+# Ablations override its steps from Python (experiments/ablations_pveasy.py): compiled, it must allow that.
+@mypyc_attr(allow_interpreted_subclasses=True)
 class PvEasy:
     """Preemptive venture EASY backfilling over a priority order."""
 
@@ -95,7 +104,7 @@ class PvEasy:
 
     # --- the pass ---------------------------------------------------------------------------
 
-    def schedule(self, core, now: float, decisions: Decisions) -> None:
+    def schedule(self, core: Core, now: float, decisions: Decisions) -> None:
         if core.killing:
             return  # machines in flux: the pass after the acknowledgement decides
         queue = core.queue
@@ -124,11 +133,11 @@ class PvEasy:
         if head is not None and free > 0 and free >= queue.min_procs:
             self._venture(core, head, now, shadow, decisions)
 
-    def shadow_load(self, core, head: Job, now: float) -> list[Job]:
+    def shadow_load(self, core: Core, head: Job, now: float) -> list[Job]:
         """The running jobs ranked below ``head`` (the first waiting job), highest priority first."""
         return core.machine.ranked_below(self._priority, head, now)
 
-    def expected_start(self, core, head: Job, now: float) -> float:
+    def expected_start(self, core: Core, head: Job, now: float) -> float:
         """When the blocked ``head`` is expected to start: from the sunny load only."""
         shadow = self.shadow_load(core, head, now)
         avail = core.machine.free.size + sum(job.procs for job in shadow)
@@ -136,7 +145,7 @@ class PvEasy:
             return now  # preemption makes room now
         return shadow_time(core.machine.by_end, avail, head.procs, {job.id for job in shadow})[0]
 
-    def _venture(self, core, head: Job, now: float, shadow: list[Job], decisions: Decisions) -> None:
+    def _venture(self, core: Core, head: Job, now: float, shadow: list[Job], decisions: Decisions) -> None:
         queue = core.queue
         machine = core.machine
         free = machine.free.size

@@ -5,6 +5,8 @@ from __future__ import annotations
 from bisect import bisect_right
 from typing import Callable, Hashable
 
+from mypy_extensions import mypyc_attr
+
 from bftune.schedulers.core.jobs import Job
 from bftune.schedulers.core.machines import Interval, MachineSet
 from bftune.schedulers.core.ordering import Order, RankKey
@@ -19,6 +21,8 @@ def _first(pair: tuple) -> tuple:
     return pair[0]
 
 
+# Ablations replace parts of it from Python (experiments/ablations_pveasy.py): compiled, it must allow that.
+@mypyc_attr(allow_interpreted_subclasses=True)
 class MachineState:
     """Free machines and running jobs, indexed by expected end for reservations."""
 
