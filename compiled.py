@@ -39,6 +39,7 @@ MODULES = tuple(f"bftune.schedulers.core.{name}" for name in (
 
 #: The environment variable that chooses: ``auto`` (default: compiled when built) or ``interpreted``.
 SWITCH = "BFTUNE_CORE"
+CHOICES = ("auto", "interpreted")
 MANIFEST = "manifest.json"
 PACKAGE_ROOT = Path(__file__).resolve().parent
 
@@ -89,7 +90,10 @@ def active() -> CompiledCore | None:
 
 def install() -> CompiledCore | None:
     """Put the matching build, if any, first on the import path; None when running interpreted."""
-    if os.environ.get(SWITCH, "auto") == "interpreted" or active() is not None:
+    choice = os.environ.get(SWITCH, "auto")
+    if choice not in CHOICES:
+        print(f"bftune: {SWITCH}={choice!r} is not one of {', '.join(CHOICES)}; taking auto", file=sys.stderr)
+    if choice == "interpreted" or active() is not None:
         return active()
     if not (cache_dir() / "compiled").is_dir():
         return None
@@ -102,6 +106,11 @@ def install() -> CompiledCore | None:
     runtime = [name for name in files if name not in MODULES]  # mypyc's shared library
     sys.meta_path.insert(0, finder)
     try:
+        # All or nothing: a compiled module beside the interpreted copy of another would hold two
+        # different classes of one name (the compiled ones reach each other inside the library).
+        absent = sorted(set(MODULES) - set(files)) + [name for name in files if not (directory / files[name]).is_file()]
+        if absent:
+            raise ImportError(f"{absent[0]} is missing")
         for name in runtime:
             importlib.import_module(name)
     except ImportError as exc:

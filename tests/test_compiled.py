@@ -73,6 +73,24 @@ def test_a_matching_build_that_does_not_load_is_reported_and_ignored(tmp_path):
     assert "does not load" in line and str(directory) in line and "bftune accelerate" in line
 
 
+def test_a_build_missing_one_module_is_not_used_at_all(tmp_path):
+    key = subprocess.run([sys.executable, "-c", "import bftune.compiled as c; print(c.source_key())"],
+                         capture_output=True, text=True, check=True).stdout.strip()
+    files = {module: module + ".so" for module in compiled.MODULES}
+    directory = fake_build(tmp_path, key, files)
+    for name in list(files.values())[1:]:  # every file but the first one's
+        (directory / name).write_bytes(b"")
+    done = run_probe(tmp_path)
+    assert done.stdout.split()[0] == "interpreted"
+    assert f"{compiled.MODULES[0]} is missing" in done.stderr
+
+
+def test_an_unknown_switch_value_is_named_and_auto_taken(tmp_path):
+    done = run_probe(tmp_path / "empty", core="compiled-please")
+    assert done.stdout.split()[0] == "interpreted"  # nothing built there
+    assert done.stderr.strip() == "bftune: BFTUNE_CORE='compiled-please' is not one of auto, interpreted; taking auto"
+
+
 def test_the_key_is_the_sources_and_changes_with_any_of_them(tmp_path):
     copy = tmp_path / "bftune"
     for module in compiled.MODULES:
