@@ -6,7 +6,7 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
-from bftune.experiments.outjobs import runs_columns, write_out_jobs
+from bftune.experiments.outjobs import runs_columns, whole_columns, write_out_jobs
 from bftune.experiments.results import build_summary, write_summary
 from bftune.files import result_dir
 from bftune.schedulers.config import SchedulerConfig
@@ -38,10 +38,10 @@ def run_local(trace: Trace, config: SchedulerConfig, out_dir: str | Path | None 
     elapsed = time.perf_counter() - t0
     extra = {"backend": "local", "simulation_seconds": round(elapsed, 3)}
     extra.update(result.report)
-    summary = build_summary(runs_columns(result.runs), m, tau, config.to_dict(), trace.cleaning, workload_info(trace),
-                            extra)
+    runs = whole_columns(result.runs)  # once, for the summary and the file
+    summary = build_summary(runs_columns(runs), m, tau, config.to_dict(), trace.cleaning, workload_info(trace), extra)
     if target is not None:
         with target as stage:
-            write_out_jobs(result.runs, stage / "out_jobs.csv")
+            write_out_jobs(runs, stage / "out_jobs.csv")
             write_summary(summary, stage)
     return summary, result

@@ -14,7 +14,7 @@ DataFrame lives in :mod:`bftune.experiments.tables`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from itertools import islice
 from pathlib import Path
 from typing import Iterable, Iterator
@@ -64,8 +64,14 @@ class RunColumns:
     end: np.ndarray
 
 
-def run_chunks(runs: Iterable[Run] | RunLog, size: int = CHUNK_ROWS) -> Iterator[RunColumns]:
-    """Consecutive runs ``size`` at a time, as columns: from a ``RunLog``'s arrays, or from ``Run`` objects."""
+def run_chunks(runs: Iterable[Run] | RunLog | RunColumns, size: int = CHUNK_ROWS) -> Iterator[RunColumns]:
+    """Consecutive runs ``size`` at a time, as columns: from a ``RunLog``'s arrays, from ``Run`` objects, or
+    slices of columns already built (:func:`whole_columns`: the summary's, written without building them again)."""
+    if isinstance(runs, RunColumns):
+        columns = [getattr(runs, f.name) for f in fields(RunColumns)]
+        for lo in range(0, len(runs.names), size):
+            yield RunColumns(*(column[lo:lo + size] for column in columns))
+        return
     if isinstance(runs, RunLog):
         records, width = runs.records, runs.width
         for lo in range(0, len(runs), size):
@@ -118,7 +124,7 @@ class _Profiles(dict):
         return name
 
 
-def out_jobs_chunks(runs: Iterable[Run] | RunLog, workload: str = "w0") -> Iterator[str]:
+def out_jobs_chunks(runs: Iterable[Run] | RunLog | RunColumns, workload: str = "w0") -> Iterator[str]:
     """The file's text in pieces of at most :data:`CHUNK_ROWS` rows, in the runs' (completion) order."""
     escaped = workload.replace("%", "%%")
     rejected_template = _REJECTED_ROW.format(w=escaped)
@@ -153,23 +159,24 @@ def format_out_jobs(runs: Iterable[Run] | RunLog, workload: str = "w0") -> str:
     return "".join(out_jobs_chunks(runs, workload))
 
 
-def write_out_jobs(runs: Iterable[Run] | RunLog, path: str | Path, workload: str = "w0") -> Path:
+def write_out_jobs(runs: Iterable[Run] | RunLog | RunColumns, path: str | Path, workload: str = "w0") -> Path:
     """Write out_jobs.csv atomically (runs in completion order, as Batsim does), streamed in chunks."""
     return atomic_write_chunks(path, (chunk.encode() for chunk in out_jobs_chunks(runs, workload)))
 
 
-def runs_columns(runs: list[Run] | RunLog, workload: str = "w0") -> dict[str, np.ndarray]:
+def runs_columns(runs: list[Run] | RunLog | RunColumns, workload: str = "w0") -> dict[str, np.ndarray]:
     """The columns of out_jobs.csv that the metrics read, straight from the runs.
 
     Times are rounded to the file's 6 decimals so that a summary computed from
     these columns equals one computed from the written file (or from
     Batsim's); a rejected job has no times (NaN), as in the file.
     """
-    return _columns(_whole(runs), workload)
+    return _columns(runs if isinstance(runs, RunColumns) else whole_columns(runs), workload)
 
 
-def _whole(runs: list[Run] | RunLog) -> RunColumns:
-    """Every run as one chunk (an empty chunk for no runs)."""
+def whole_columns(runs: list[Run] | RunLog) -> RunColumns:
+    """Every run as one chunk (an empty chunk for no runs): build it once for both the summary
+    (:func:`runs_columns`) and the file (:func:`write_out_jobs`)."""
     return next(run_chunks(runs, max(len(runs), 1)), None) or RunColumns(
         [], [], [], [], [], [], [], *(np.zeros(0) for _ in range(4)))
 
@@ -197,7 +204,7 @@ def _columns(c: RunColumns, workload: str) -> dict[str, np.ndarray]:
 
 def all_columns(runs: list[Run] | RunLog, workload: str = "w0") -> dict[str, np.ndarray]:
     """Every column of out_jobs.csv, values as the file has them (for tables and comparisons)."""
-    chunk = _whole(runs)
+    chunk = whole_columns(runs)
     cols = _columns(chunk, workload)
     rejected = cols["final_state"] == REJECTED
     execution, sub, start, end = cols["execution_time"], cols["submission_time"], cols["starting_time"], \
