@@ -196,17 +196,17 @@ def build(check: bool = True, log=print) -> Path:
 
 
 def status() -> str:
-    key = compiled.source_key()
-    target = compiled.build_dir(key)
-    builds = sorted((cache_dir() / "compiled").glob("*/" + compiled.MANIFEST))
-    if os.environ.get(compiled.SWITCH) == "interpreted":
+    """Which core this process runs (``import bftune`` already decided: :func:`bftune.compiled.install`)."""
+    finder = compiled.active()
+    if finder is not None:
+        state = f"compiled ({finder.directory})"
+    elif os.environ.get(compiled.SWITCH) == "interpreted":
         state = f"interpreted ({compiled.SWITCH}=interpreted)"
-    elif (target / compiled.MANIFEST).is_file():
-        state = f"compiled ({target})"
     else:
-        state = "interpreted (no build for these sources: bftune accelerate)"
-    stale = len([b for b in builds if b.parent != target])
-    return f"core: {state}; {stale} build(s) of other sources in {cache_dir() / 'compiled'}"
+        state = "interpreted (no usable build for these sources: bftune accelerate)"
+    current = compiled.build_dir()
+    others = [b for b in (cache_dir() / "compiled").glob("*/" + compiled.MANIFEST) if b.parent != current]
+    return f"core: {state}; {len(others)} build(s) of other sources in {cache_dir() / 'compiled'}"
 
 
 def remove_stale(everything: bool) -> int:

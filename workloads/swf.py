@@ -210,7 +210,7 @@ def read_swf(
     key = parsecache.key_of(raw) if len(raw) >= parsecache.MIN_BYTES and parsecache.enabled() else None
     parsed = parsecache.load(key) if key else None
     with paused_gc():
-        if parsed is not None and _well_formed(parsed[0]):
+        if parsed is not None:  # only well-formed tables are ever stored (_parse_fast)
             del raw
             table, header_lines = [parsed[0]], parsed[1]
             del parsed  # the table's one reference is then the list, which the cleaning empties
