@@ -31,10 +31,8 @@ from bftune.workloads import limits
 from bftune.workloads.batsim_json import batsim_workload_text, read_batsim_workload
 from bftune.workloads.errors import WorkloadError
 from bftune.workloads.model import Trace
-from bftune.workloads.resample import resample, split_halves
 from bftune.workloads.swf import CLEANINGS, read_swf
 from bftune.workloads.swf_write import write_swf
-from bftune.workloads.synthetic import generate
 
 
 class UsageError(ValueError):
@@ -170,6 +168,8 @@ def tau_from_args(args: argparse.Namespace) -> float:
 def load_trace(args: argparse.Namespace, required: bool = True) -> Trace | None:
     """The workload named by --trace or --synthetic (cleaned, with its cleaning counts)."""
     if args.synthetic is not None:
+        from bftune.workloads.synthetic import generate  # lazy: numpy (see cmd_simulate)
+
         return generate(args.synthetic, 256 if args.procs is None else args.procs, args.seed)
     if not args.trace:
         if required:
@@ -234,6 +234,9 @@ def cmd_options(args: argparse.Namespace) -> int:
 def cmd_simulate(args: argparse.Namespace) -> int:
     # Lazy: local_run and results import pandas (0.6 s of start-up, python -X importtime); the
     # commands that need no output tables (policies, options, convert...) should not pay for it.
+    # Nor does a simulation of a trace import numpy (60 ms and 20 MiB of a CTC-SP2 run's 90 MiB):
+    # only what needs it does (a synthetic workload, a resample, the classifier, a selector, a
+    # trace's first parse), each importing it where it is used.
     from bftune.experiments.local_run import LOCAL_RESULT, run_local
     from bftune.experiments.results import format_summary
 
@@ -272,6 +275,8 @@ def cmd_demo(args: argparse.Namespace) -> int:
     # The variants' directories are one result: replaced together at the end.
     target = (result_dir(args.out, replaces=[_variant_dir(label) for label, _ in DEMO_VARIANTS])
               if args.out is not None else None)
+    from bftune.workloads.synthetic import generate  # lazy: numpy (see cmd_simulate)
+
     trace = generate(n, procs, seed)
     print(f"bftune demo: {len(trace.jobs)} synthetic jobs (Lublin-Feitelson model, seed {seed}) on {procs} processors\n")
     header = f"{'scheduler':<28}{'AvgWait (s)':>13}{'MaxWait (s)':>13}{'AVGbsld':>10}{'util.':>8}"
@@ -310,6 +315,8 @@ def cmd_convert(args: argparse.Namespace) -> int:
 
 
 def cmd_resample(args: argparse.Namespace) -> int:
+    from bftune.workloads.resample import resample, split_halves  # lazy: numpy (see cmd_simulate)
+
     out = check_output_file(args.out, "--out")
     trace = load_trace(args)
     if args.split:

@@ -9,9 +9,8 @@ from __future__ import annotations
 
 import json
 import math
+import sys
 from pathlib import Path
-
-import numpy as np
 
 from bftune.experiments.metrics import Columns, fairness_metrics, summarize
 from bftune.files import atomic_write_text
@@ -37,7 +36,8 @@ def jsonable(value):
         return {str(k): jsonable(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
         return [jsonable(v) for v in value]
-    if isinstance(value, np.generic):
+    numpy = sys.modules.get("numpy")  # a numpy scalar exists only if numpy was imported: no import here
+    if numpy is not None and isinstance(value, numpy.generic):
         return jsonable(value.item())
     return value
 

@@ -36,9 +36,6 @@ from bftune.learning.classifier import RuntimeClassifier
 
 _NOT_FINISHED = -2
 
-#: Where the classifier's training data come from (the ``learning`` option): the schedule, or the trace.
-LEARNING_MODES = ("online", "decoupled")
-
 
 class DecoupledClassifier(RuntimeClassifier):
     """A :class:`RuntimeClassifier` whose data come from the trace (module docstring)."""

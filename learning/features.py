@@ -54,9 +54,11 @@ from __future__ import annotations
 
 import math
 from datetime import datetime, timedelta, timezone as dt_timezone
+from typing import TYPE_CHECKING
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-import numpy as np
+if TYPE_CHECKING:
+    import numpy as np
 
 MISSING = -1.0  # sentinel for every unknown feature value
 NO_USER = -1  # sentinel user for jobs without a user id
@@ -206,4 +208,6 @@ class FeatureExtractor:
 
 def feature_matrix_dtype() -> np.dtype:
     """The dtype feature rows are stored in: float32, what scikit-learn trees split on."""
+    import numpy as np  # here: the option table imports this module on every run (see learning.learners)
+
     return np.dtype(np.float32)

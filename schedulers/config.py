@@ -18,8 +18,7 @@ import math
 from dataclasses import asdict, dataclass, field, fields
 from typing import Callable
 
-from bftune.learning.classifier import RuntimeClassifier
-from bftune.learning.decoupled import DecoupledClassifier
+from bftune.learning.learners import learner
 from bftune.learning.predictors import make_predictor
 from bftune.learning.selectors import make_selector
 from bftune.schedulers.core.durations import format_duration
@@ -176,7 +175,7 @@ class SchedulerConfig:
             hooks.append(FairnessMonitor())
         if self.classifier is not None:
             # Only the learned variant needs a forest; the baselines need the divider alone.
-            make = DecoupledClassifier if self.learning == "decoupled" else RuntimeClassifier
+            make = learner(self.learning)
             window = {} if self.learning == "decoupled" else {"divider_window": self.divider_window}
             clf = make(self.unix_start_time, self.timezone, features=self.features, seed=self.seed,
                        train=self.classifier == "rf", **window)

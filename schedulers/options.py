@@ -29,8 +29,8 @@ import math
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Sequence
 
-from bftune.learning.decoupled import LEARNING_MODES
 from bftune.learning.features import FEATURE_MODES
+from bftune.learning.learners import LEARNING_MODES
 from bftune.learning.predictors import PREDICTORS, PredictorError, parse_predictor
 from bftune.learning.selectors import SELECTORS
 from bftune.schedulers.core.durations import DurationError, format_duration, parse_duration
