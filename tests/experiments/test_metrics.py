@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import json
 import math
+import subprocess
+import sys
 
+import numpy as np
 import pandas as pd
 import pytest
-from bftune.experiments.metrics import summarize
+from bftune.experiments.metrics import bounded_slowdown, merge_jobs, merged_runs, summarize
 from bftune.experiments.outjobs import COLUMNS, format_out_jobs
 from bftune.experiments.tables import cumulative_bsld, job_table, per_period, read_out_jobs, runs_frame
 from bftune.schedulers.drivers.local.simulator import Run
@@ -96,3 +100,93 @@ def test_empty_table():
     df = pd.DataFrame(columns=COLUMNS)
     s = summarize(df, m=4)
     assert s["jobs"] == 0 and math.isnan(s["avg_wait"])
+
+
+# Columns of out_jobs.csv as plain lists: job 1 killed twice (rerun as #1, #2), job 2 rejected, job 4 at its walltime.
+NAN = math.nan
+KILLS_RERUNS_REJECTED = {
+    "job_id": ["0000001", "0000002", "0000003", "0000001#1", "0000001#2", "0000004"],
+    "workload_name": ["w0"] * 6,
+    "submission_time": [0.0, 1.0, 2.0, 26.0, 41.0, 50.0],
+    "requested_number_of_resources": [2, 8, 4, 2, 2, 1],
+    "requested_time": [100.0, 100.0, 100.0, 100.0, 100.0, 100.0],
+    "final_state": ["COMPLETED_KILLED", "REJECTED", "COMPLETED_SUCCESSFULLY", "COMPLETED_KILLED",
+                    "COMPLETED_SUCCESSFULLY", "COMPLETED_WALLTIME_REACHED"],
+    "starting_time": [5.0, NAN, 10.0, 30.0, 45.0, 95.0],
+    "execution_time": [20.0, NAN, 30.0, 10.0, 50.0, 100.0],
+    "finish_time": [25.0, NAN, 40.0, 40.0, 95.0, 195.0],
+}
+_TEXT = ("job_id", "workload_name", "final_state")
+
+
+def as_arrays(cols: dict) -> dict:
+    """The columns as outjobs.runs_columns used to give them: numpy arrays, one workload name repeated."""
+    return {k: np.asarray(v, dtype=object if k in _TEXT else None) for k, v in cols.items()}
+
+
+def test_merged_runs_by_hand_with_kills_reruns_and_a_rejected_job():
+    jobs = merged_runs(KILLS_RERUNS_REJECTED)
+    assert jobs["job"] == ["0000001", "0000003", "0000004"]  # order of each job's first run; job 2 left out
+    assert jobs["submit"] == [0.0, 2.0, 50.0]  # r_j of job 1 is its first run's submission
+    assert jobs["wait"] == [45.0, 8.0, 45.0] and jobs["runtime"] == [50.0, 30.0, 100.0]
+    assert jobs["kills"] == [2, 0, 0] and jobs["total_run_time"] == [80.0, 30.0, 100.0]
+    assert jobs["wasted_work"] == [60.0, 0.0, 0.0]  # (20 + 10) s on 2 processors
+    s = summarize(KILLS_RERUNS_REJECTED, m=8, tau=10)
+    assert (s["jobs"], s["runs"], s["rejected"], s["killed_runs"], s["restarted_jobs"]) == (3, 6, 1, 2, 1)
+    assert s["walltime_reached"] == 1 and s["mean_kills_per_restarted_job"] == 2.0
+    assert s["mean_rtw"] == pytest.approx(30 / 50) and s["wasted_work"] == 60.0
+    assert s["max_bsld"] == pytest.approx(95 / 50) and s["makespan"] == 195.0 and s["first_submit"] == 0.0
+
+
+@pytest.mark.parametrize("workload", [["w0"] * 6, "w0", np.asarray("w0"), np.full(6, "w0")])
+def test_summarize_is_the_same_for_lists_arrays_and_a_dataframe(workload):
+    lists = {**KILLS_RERUNS_REJECTED, "workload_name": workload}
+    arrays = {**as_arrays(KILLS_RERUNS_REJECTED), "workload_name": workload}
+    frame = pd.DataFrame(as_arrays(KILLS_RERUNS_REJECTED))
+    tuples = {k: tuple(v) for k, v in KILLS_RERUNS_REJECTED.items()}
+    expected = summarize(lists, m=8, tau=10)
+    for cols in (arrays, frame, tuples):
+        got = summarize(cols, m=8, tau=10)
+        assert got == expected
+        assert {k: type(v) for k, v in got.items()} == {k: type(v) for k, v in expected.items()}
+    assert all(type(v) in (int, float) for v in expected.values())  # Python numbers, no numpy scalars
+
+
+def test_merge_jobs_keeps_numpy_arrays_and_their_dtypes():
+    for cols in (KILLS_RERUNS_REJECTED, as_arrays(KILLS_RERUNS_REJECTED), pd.DataFrame(KILLS_RERUNS_REJECTED)):
+        jobs = merge_jobs(cols)
+        assert {c: a.dtype.kind for c, a in jobs.items()} == {
+            "job": "O", "workload": "O", "submit": "f", "procs": "i", "walltime": "f", "start": "f", "end": "f",
+            "runtime": "f", "wait": "f", "state": "O", "kills": "i", "total_run_time": "f", "wasted_work": "f"}
+        assert jobs["procs"].dtype == np.int64 and jobs["kills"].dtype == np.int64
+        assert jobs["job"].tolist() == ["0000001", "0000003", "0000004"]
+        bsld = bounded_slowdown(jobs, 10.0)
+        assert isinstance(bsld, np.ndarray) and bsld.tolist() == pytest.approx([95 / 50, 38 / 30, 145 / 100])
+
+
+def test_two_runs_of_a_job_not_killed_is_an_error():
+    cols = {k: v[:3] for k, v in KILLS_RERUNS_REJECTED.items()}
+    cols["job_id"] = ["0000001", "0000002", "0000001#1"]
+    cols["final_state"] = ["COMPLETED_SUCCESSFULLY", "REJECTED", "COMPLETED_SUCCESSFULLY"]
+    with pytest.raises(ValueError, match="job 0000001 of workload w0 has more than one run that was not killed"):
+        summarize(cols, m=8)
+
+
+def test_bounded_slowdown_propagates_nan_as_numpy_does():
+    jobs = {"end": [NAN, 10.0, 10.0], "submit": [0.0, NAN, 0.0], "runtime": [5.0, 5.0, NAN]}
+    assert np.isnan(bounded_slowdown(jobs, 10.0)).all()
+
+
+def test_summarize_imports_no_numpy():
+    """``bftune simulate`` must not pay numpy's import: neither bftune nor a summary of lists imports it."""
+    code = ("import json, sys\n"
+            "import bftune\n"
+            "assert 'numpy' not in sys.modules, 'importing bftune imported numpy'\n"
+            "from bftune.experiments.metrics import summarize\n"
+            "nan = float('nan')\n"
+            f"summary = summarize({KILLS_RERUNS_REJECTED!r}, 8, 10.0)\n"
+            "assert 'numpy' not in sys.modules, 'summarize imported numpy'\n"
+            "print(json.dumps(summary))\n")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert json.loads(proc.stdout) == summarize(KILLS_RERUNS_REJECTED, 8, 10.0)
