@@ -18,11 +18,25 @@ from typing import Iterator
 
 
 @contextmanager
-def paused_gc() -> Iterator[None]:
+def paused_gc(freeze: bool = False) -> Iterator[None]:
+    """The collector paused for the block.
+
+    ``freeze``: on the way out, every object then alive is moved out of the
+    collector's sight for good (``gc.freeze``) before it resumes.  Objects
+    allocated while it was paused still count towards its next collection,
+    so the first allocation after it resumes walks all of them: 7 ms for
+    CTC-SP2's 70,025 records, 13 ms of collections over a ``bftune
+    simulate`` run.  For a command that keeps what it read until it exits
+    (the trace of ``bftune simulate``), freezing loses nothing; a
+    long-running process must not ask for it (a cycle among frozen objects
+    would never be collected).
+    """
     was_enabled = gc.isenabled()
     gc.disable()
     try:
         yield
     finally:
+        if freeze:
+            gc.freeze()
         if was_enabled:
             gc.enable()

@@ -22,6 +22,7 @@ from bftune.files import (OutputError, atomic_write_many, check_output_dir, chec
                           clean_leftovers, result_dir)
 from bftune.experiments.presets import PRESETS, get_preset
 from bftune.experiments.reproduce.cli import add_reproduce_parser
+from bftune.gcpause import paused_gc
 from bftune.heap import fix_mmap_threshold
 from bftune.schedulers.config import ConfigError, SchedulerConfig
 from bftune.schedulers.options import OPTIONS, Parser, applies, duration, integer, markdown_table
@@ -244,7 +245,8 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     tau = tau_from_args(args)
     if args.out is not None:  # before the work: a bad --out is found in a second, not after the simulation
         check_output_dir(args.out, "--out", LOCAL_RESULT)
-    trace = load_trace(args)
+    with paused_gc(freeze=True):  # the trace lives until the command exits: out of the collector's walks
+        trace = load_trace(args)
     summary, _ = run_local(trace, config, args.out, tau=tau)
     print(format_summary(summary))
     if args.out:

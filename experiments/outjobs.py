@@ -109,10 +109,10 @@ def _log_chunk(log: RunLog, lo: int, hi: int) -> RunColumns:
     """Rows ``lo:hi`` of a ``RunLog``: its arrays sliced (``tolist``: floats at C speed), the rest from the trace's
     records (list comprehensions: Python 3.11 specialises their attribute reads, faster than ``map``)."""
     records, width = log.records, log.width
-    recs = [records[j] for j in log.job[lo:hi]]
-    firsts = [str(r.id).zfill(width) for r in recs]
+    recs = [records[j] for j in log.seal().job[lo:hi]]
+    names = log.run_names[lo:hi]  # the core's names, kept by the log (no second zfill per run)
     attempts = log.attempt[lo:hi].tolist()
-    names = [f"{f}#{a}" if a else f for f, a in zip(firsts, attempts)] if any(attempts) else firsts
+    firsts = [str(r.id).zfill(width) for r in recs] if any(attempts) else names
     return RunColumns(names, firsts, attempts, [r.runtime for r in recs], [r.procs for r in recs],
                       [STATES[code] for code in log.state[lo:hi]], log.alloc[lo:hi], log.subtime[lo:hi].tolist(),
                       [float(r.walltime) for r in recs], log.start[lo:hi].tolist(), log.end[lo:hi].tolist())

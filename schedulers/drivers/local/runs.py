@@ -65,8 +65,8 @@ class RunLog(Sequence[Run]):
     job.  Rows are appended by :meth:`add` when a run ends or is rejected.
     """
 
-    __slots__ = ("records", "width", "job", "attempt", "subtime", "start", "end", "state", "alloc", "info",
-                 "_appends")
+    __slots__ = ("records", "width", "job", "attempt", "subtime", "start", "end", "state", "run_names", "alloc",
+                 "info", "_job", "_attempt", "_subtime", "_start", "_end", "_state")
 
     def __init__(self, records: Sequence, width: int) -> None:
         self.records = records
@@ -77,32 +77,56 @@ class RunLog(Sequence[Run]):
         self.start = array("d")  # -1 for a rejected job (it never ran)
         self.end = array("d")
         self.state = array("B")  # STATE_CODE
+        # Rows being added go to Python lists first: compiled, an append to a list is one C call, to an
+        # array a method looked up by name (a third of what a finished run cost the simulation).  The
+        # first read moves them into the arrays (:meth:`seal`), 8 bytes a value instead of a pointer
+        # to a boxed float.
+        self._job: list[int] = []
+        self._attempt: list[int] = []
+        self._subtime: list[float] = []
+        self._start: list[float] = []
+        self._end: list[float] = []
+        self._state: list[int] = []
+        self.run_names: list[str] = []  # the runs' names (the core's, kept: out_jobs.csv writes them)
         self.alloc: list[str] = []  # Batsim's text ("0-3 7"); "" for a rejected job
         self.info: list[dict | None] = []
-        self._appends = (self.job.append, self.attempt.append, self.subtime.append, self.start.append,
-                         self.end.append, self.state.append, self.alloc.append, self.info.append)
 
     def add(self, index: int, job: Job, subtime: float, end: float, state: str) -> None:
         """Row for ``job`` (a run of ``records[index]``), ended at ``end`` in ``state``."""
-        job_, attempt, subtime_, start, end_, state_, alloc, info = self._appends  # once per run: bound once
-        job_(index)
-        attempt(job.attempt)
-        subtime_(subtime)
-        end_(end)
-        state_(STATE_CODE[state])
+        self._job.append(index)
+        self._attempt.append(job.attempt)
+        self._subtime.append(subtime)
+        self._end.append(end)
+        self._state.append(STATE_CODE[state])
+        self.run_names.append(job.id)
         if state == REJECTED:
-            start(-1.0)
-            alloc("")
-            info(None)
+            self._start.append(-1.0)
+            self.alloc.append("")
+            self.info.append(None)
         else:
-            start(job.start)
-            alloc(ms.to_string(job.alloc or ()))
-            info(job.info)
+            self._start.append(job.start)
+            self.alloc.append(ms.to_string(job.alloc or ()))
+            self.info.append(job.info)
+
+    def seal(self) -> RunLog:
+        """The rows added since the last read, moved into the typed arrays (every reader calls it; cheap when
+        nothing is pending).  Returns the log."""
+        if self._job:
+            self.job.extend(self._job)
+            self.attempt.extend(self._attempt)
+            self.subtime.extend(self._subtime)
+            self.start.extend(self._start)
+            self.end.extend(self._end)
+            self.state.extend(self._state)
+            for pending in (self._job, self._attempt, self._subtime, self._start, self._end, self._state):
+                pending.clear()
+        return self
 
     def __len__(self) -> int:
-        return len(self.job)
+        return len(self.seal().job)
 
     def __getitem__(self, i):  # type: ignore[override]
+        self.seal()
         if isinstance(i, slice):
             return [self._run(k) for k in range(*i.indices(len(self)))]
         n = len(self.job)
@@ -113,6 +137,7 @@ class RunLog(Sequence[Run]):
         return self._run(i)
 
     def __iter__(self) -> Iterator[Run]:
+        self.seal()
         records, width, rejected = self.records, self.width, STATE_CODE[REJECTED]
         for j, attempt, sub, start, end, code, alloc, info in zip(self.job, self.attempt, self.subtime, self.start,
                                                                   self.end, self.state, self.alloc, self.info):
@@ -124,11 +149,11 @@ class RunLog(Sequence[Run]):
 
     def names(self) -> list[str]:
         """Every row's run name (``job_id`` of out_jobs.csv)."""
-        records, width = self.records, self.width
-        return [run_name(str(records[j].id).zfill(width), a) for j, a in zip(self.job, self.attempt)]
+        return list(self.run_names)
 
     def column(self, field: str) -> list:
         """A field of the rows' job records (``procs``, ``walltime``, ``runtime``...), row by row."""
+        self.seal()
         records = self.records
         return [getattr(records[j], field) for j in self.job]
 

@@ -68,11 +68,13 @@ class Simulator:
         self.workload = workload
         self.on_pass = on_pass
         records = jobs if isinstance(jobs, list) else list(jobs)
-        if any(b.submit < a.submit or (b.submit == a.submit and b.id < a.id) for a, b in zip(records, records[1:])):
+        submits = [float(r.submit) for r in records]
+        if not _in_arrival_order(records, submits):
             records = sorted(records, key=_arrival_key)  # a Trace is already sorted
+            submits = [float(r.submit) for r in records]
         self.records = records
         self.width = name_width(r.id for r in records)
-        self._submits = array("d", [r.submit for r in records])
+        self._submits = array("d", submits)
         # Runs submitted and not yet ended: name -> (job, index of its record, submission time of the run).
         self._active: dict[str, tuple[Job, int, float]] = {}
         self._killed_jobs: dict[str, int] = {}  # first run's name -> record index, for reruns' true runtime
@@ -126,7 +128,7 @@ class Simulator:
         if not isinstance(self.finished, RunLog):
             raise TypeError("a waits_only simulator keeps no runs: call total_wait()")
         self._loop()
-        return SimResult(runs=self.finished, m=self.m, workload=self.workload,
+        return SimResult(runs=self.finished.seal(), m=self.m, workload=self.workload,
                          algorithm=self.core.describe(), report=self.core.report(), passes=self.passes)
 
     def total_wait(self) -> float:
@@ -219,6 +221,17 @@ class _Oracle:
 
 def _arrival_key(record) -> tuple:
     return (record.submit, record.id)
+
+
+def _in_arrival_order(records: list, submits: list[float]) -> bool:
+    """Whether ``records`` (with their submission times ``submits``) are in (submit, id) order.
+
+    The times are compared as floats (one attribute read per record, not four per pair: compiled, a read of
+    a record's attribute is a generic look-up); ids only where two times are equal."""
+    for i in range(1, len(submits)):
+        if submits[i] < submits[i - 1] or (submits[i] == submits[i - 1] and records[i].id < records[i - 1].id):
+            return False
+    return True
 
 
 def simulate(jobs, m: int, core: Core, workload: str = "w0") -> SimResult:
