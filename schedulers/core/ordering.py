@@ -187,7 +187,9 @@ class WaitingQueue:
         """Waiting jobs in ``order`` at time ``now`` (lazy where the order allows)."""
         if not self.jobs:
             return iter(())
-        if order.threshold == math.inf:
+        # No threshold, or nobody waited past it (the FCFS index's first job waited longest): the order
+        # alone, with no generator to resume at every job (the usual pass under a threshold too).
+        if order.threshold == math.inf or not now - self._fcfs.items[0].submit > order.threshold:
             if order.policy.dynamic:
                 return iter(self._sorted(order, now, self.jobs.values()))
             return iter(self._index(order).items)
