@@ -6,6 +6,7 @@ from array import array
 
 import pytest
 from bftune.workloads import parsecache, swf
+from bftune.workloads.cleaning import _replaced
 from bftune.workloads.errors import WorkloadError
 from locations import SHARED_WORKLOADS
 
@@ -100,8 +101,8 @@ def test_a_fractional_runtime_replaces_a_missing_request_on_every_path(monkeypat
 
 def test_replaced_values_keep_an_int_column_compact_where_they_fit():
     column = array("q", [1, -1, 3])
-    assert swf._replaced(column, {1}, 7) == array("q", [1, 7, 3]) and column[1] == -1  # a copy
-    mixed = swf._replaced(column, {1}, [0, 2.5, 0])
+    assert _replaced(column, {1}, 7) == array("q", [1, 7, 3]) and column[1] == -1  # a copy
+    mixed = _replaced(column, {1}, [0, 2.5, 0])
     assert mixed == [1, 2.5, 3] and type(mixed) is list
-    assert swf._replaced(column, {0, 1, 2}, [4, 5, 6]) == [4, 5, 6]
-    assert swf._replaced(column, set(), [4, 5, 6]) is column
+    assert _replaced(column, {0, 1, 2}, [4, 5, 6]) == [4, 5, 6]
+    assert _replaced(column, set(), [4, 5, 6]) is column
