@@ -276,14 +276,14 @@ def whole_columns(runs: list[Run] | RunLog) -> RunColumns:
 
 
 def _rounded(c: RunColumns, name: str) -> list[float]:
-    """Time column ``name`` as the file has it, to 6 decimals: a copy, untouched when all are whole numbers (the
-    usual case).
+    """Time column ``name`` as the file has it, to 6 decimals: the column itself when all are whole numbers (the
+    usual case), else a rounded copy.
 
     ``round(x, 6)`` is correctly rounded, so it equals ``float("%.6f" % x)``, the value read back from the file
     (numpy's ``round`` scales by 10**6 and may be off by one in the last bit)."""
     times = getattr(c, name)
     if _whole(c, name):
-        return times[:]
+        return times
     return [t if t.is_integer() else round(t, _DECIMALS) for t in times]
 
 
@@ -293,8 +293,11 @@ def _without_times(states: list[str], times: list[float]) -> list[float]:
 
 
 def runs_columns(runs: list[Run] | RunLog | RunColumns, workload: str = "w0") -> dict[str, list]:
-    """The columns of out_jobs.csv that the metrics read, straight from the runs, as lists (new ones: the caller
-    may keep or change them).
+    """The columns of out_jobs.csv that the metrics read, straight from the runs, as lists.
+
+    Columns that need no change are ``runs``' own lists, not copies (a copy of five 70,000-row columns was
+    4.5 MiB of a CTC-SP2 run's peak, which is reached in the summary): read them, never change them (the
+    metrics only read).
 
     Times are rounded to the file's 6 decimals so that a summary computed from
     these columns equals one computed from the written file (or from
@@ -305,12 +308,12 @@ def runs_columns(runs: list[Run] | RunLog | RunColumns, workload: str = "w0") ->
     if REJECTED in c.states:
         start, end = _without_times(c.states, start), _without_times(c.states, end)
     return {
-        "job_id": c.names[:],
+        "job_id": c.names,
         "workload_name": [workload] * len(c.names),
         "submission_time": submit,
-        "requested_number_of_resources": c.procs[:],
+        "requested_number_of_resources": c.procs,
         "requested_time": walltime,
-        "final_state": c.states[:],
+        "final_state": c.states,
         "starting_time": start,
         "execution_time": list(map(sub, end, start)),
         "finish_time": end,

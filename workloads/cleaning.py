@@ -72,8 +72,8 @@ default and is the rule set above.
 Kept jobs are sorted by (submit, id).
 
 Every parse path (the line-by-line one, the vectorised one, the parse
-cache) runs the same statement of the rules (:func:`_clean`) over columns
-(:class:`_Columns`), with C-speed builtins: a ``min`` or ``max`` settles
+cache) runs the same statement of the rules (:func:`clean_columns`) over columns
+(:class:`FieldColumns`), with C-speed builtins: a ``min`` or ``max`` settles
 most rules, ``itertools.compress`` selects the kept rows, records are built
 column-wise and only for kept rows.
 """
@@ -118,11 +118,11 @@ def check_cleaning(cleaning: str) -> str:
     return cleaning
 
 
-#: 0-based SWF fields the cleanings read, in :class:`_Columns` order (and all the parse cache keeps).
+#: 0-based SWF fields the cleanings read, in :class:`FieldColumns` order (and all the parse cache keeps).
 CLEANED_FIELDS: tuple[int, ...] = (0, 1, 3, 4, 7, 8, 10, 11, 12, 13, 14, 15)
 
 
-class _Columns(NamedTuple):
+class FieldColumns(NamedTuple):
     """The fields the cleanings read, one sequence per field: a list, or an ``array('q')`` of a cache or the fast path.
 
     Values are those of the careful path (int where integral, float
@@ -155,15 +155,15 @@ def clean_rows(
     Returns the kept jobs sorted by (submit, id) and the per-rule counts (all
     of :data:`CLEANING_KEYS` but ``malformed_line``).  Separate from parsing
     so that other readers can reuse the exact same rules; the rows are turned
-    into columns, what the rules (:func:`_clean`) read on every path.
+    into columns, what the rules (:func:`clean_columns`) read on every path.
     """
     check_cleaning(cleaning)
     rows = rows if isinstance(rows, list) else list(rows)
-    columns = _Columns(*(list(map(itemgetter(field), rows)) for field in CLEANED_FIELDS))
-    return _clean(columns, max_procs, walltime_fallback, cleaning)
+    columns = FieldColumns(*(list(map(itemgetter(field), rows)) for field in CLEANED_FIELDS))
+    return clean_columns(columns, max_procs, walltime_fallback, cleaning)
 
 
-def _clean(c: _Columns, m: int, walltime_fallback: WalltimeFallback,
+def clean_columns(c: FieldColumns, m: int, walltime_fallback: WalltimeFallback,
            cleaning: str) -> tuple[list[JobRecord], dict[str, int]]:
     """The cleaning rules of the module docstring, in their order, for the careful path, the fast path and the cache.
 
@@ -186,7 +186,7 @@ def _clean(c: _Columns, m: int, walltime_fallback: WalltimeFallback,
         runtime = _replaced(runtime, rows.count("runtime_raised", _where(runtime, le, 0)), 1)
     rows.drop("runtime_le_0", _where(runtime, le, 0))
     if converter:  # no walltime rule: the walltime is max(request, 2 x runtime) (module docstring)
-        raised = _careful_numbers(map(mul, runtime, repeat(BATSIM_WALLTIME_FACTOR)))
+        raised = careful_numbers(map(mul, runtime, repeat(BATSIM_WALLTIME_FACTOR)))
         rows.count("walltime_raised", _where(walltime, lt, raised))
         walltime = list(map(max, walltime, raised))  # max keeps the request where they are equal
         runtime = list(map(add, map(math.floor, runtime), repeat(1)))  # its delay profile
@@ -290,7 +290,7 @@ def _replaced(column: Sequence, rows: set[int], new: int | Sequence) -> Sequence
     return out
 
 
-def _careful_numbers(values: Iterable[int | float]) -> list[int | float]:
+def careful_numbers(values: Iterable[int | float]) -> list[int | float]:
     """``values`` with every integral float made an int (``3477.0`` -> ``3477``, as the careful path parses it)."""
     return [int(x) if type(x) is float and x.is_integer() else x for x in values]
 

@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import Mapping
 
 from bftune.cachedir import cache_dir
+from bftune.files import atomic_write_chunks, atomic_write_text
 
 #: Files smaller than this (as stored) are not looked up (a gzipped file of 1 MB of text, where the
 #: vectorised path starts, is about 200 kB); only what the vectorised path parsed is ever stored.
@@ -115,8 +116,6 @@ def store(key: str, columns: Columns, header_lines: list[str]) -> None:
 
     Comment lines first: a table is only ever found beside its header.
     """
-    from bftune.files import atomic_write_chunks, atomic_write_text  # only a cold read writes
-
     folder = directory()
     rows = len(next(iter(columns.values()), ()))
     meta = {"header_lines": header_lines, "rows": rows,

@@ -62,11 +62,11 @@ from bftune.workloads.cleaning import (  # noqa: F401 - re-exports
     CLEANING_KEYS,
     CLEANINGS,
     DROP_RULES,
+    FieldColumns,
     WalltimeFallback,
-    _careful_numbers,
-    _clean,
-    _Columns,
+    careful_numbers,
     check_cleaning,
+    clean_columns,
     clean_rows,
     dropped_jobs,
 )
@@ -347,15 +347,15 @@ def _trace_from_columns(columns: list[array], header_lines: list[str], source: s
     for line in header_lines:
         _add_header_line(header, line)
     m = _machine_size(header, max_procs, source)
-    fields = _Columns(*map(_careful_column, columns))  # type: ignore[arg-type]  # (12 columns, in order)
-    jobs, counts = _clean(fields, m, walltime_fallback, cleaning)
+    fields = FieldColumns(*map(_careful_column, columns))  # type: ignore[arg-type]  # (12 columns, in order)
+    jobs, counts = clean_columns(fields, m, walltime_fallback, cleaning)
     return _make_trace(jobs, len(fields.id), counts, m, header, header_lines, source, name)
 
 
 def _careful_column(column: array) -> Sequence[int | float]:
     """A stored column with the values the careful path parses: an int64 array as it is (its items are
     ints), a float64 one (fractional times) as a list holding int where a value is integral."""
-    return column if column.typecode == "q" else _careful_numbers(column)
+    return column if column.typecode == "q" else careful_numbers(column)
 
 
 def _comment_lines(data: bytes) -> list[str]:

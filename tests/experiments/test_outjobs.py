@@ -18,6 +18,7 @@ import subprocess
 import sys
 
 import pytest
+from bftune.experiments.metrics import summarize
 from bftune.experiments.outjobs import (COLUMNS, RunColumns, format_out_jobs, runs_columns, whole_columns,
                                         write_out_jobs)
 from bftune.schedulers.drivers.local.runs import REJECTED, STATES, Run
@@ -131,13 +132,16 @@ def test_summary_columns_are_lists_of_the_files_values():
     assert cols["execution_time"][1] == 5.0
 
 
-def test_summary_columns_are_new_lists():
-    runs = whole_columns([run(1, 0.0, 1.0, 2.0), run(2, 1.0, 2.0, 4.0)])
+def test_the_summary_reads_the_columns_it_shares_with_the_file_and_changes_none():
+    # runs_columns hands the metrics the writer's own lists where no change is needed: summarize must only read.
+    made = [run(1, 0.0, 1.0, 2.0), run(2, 1.0, 2.0, 4.0), run(3, 1.0, 4.0, 9.0)]
+    runs = whole_columns(made)
     cols = runs_columns(runs)
-    cols["submission_time"][0] = 99.0
-    cols["job_id"].append("x")
-    assert runs.subtime == [0.0, 1.0] and runs.names == ["0000001", "0000002"]
-    assert format_out_jobs(runs) == reference([run(1, 0.0, 1.0, 2.0), run(2, 1.0, 2.0, 4.0)])
+    assert cols["job_id"] is runs.names and cols["submission_time"] is runs.subtime  # shared, not copied
+    before = {name: list(values) for name, values in cols.items()}
+    summary = summarize(cols, 4)
+    assert cols == before and summary["jobs"] == 3 and summary["max_wait"] == 3.0
+    assert format_out_jobs(runs) == reference(made)
 
 
 def test_whole_columns_of_no_runs():
