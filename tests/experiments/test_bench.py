@@ -23,3 +23,16 @@ def test_measure_reports_a_childs_time_and_memory(tmp_path):
     assert m.wall > 0 and m.cpu >= 0 and m.peak_mib >= 40 and m.sim is None
     with pytest.raises(RuntimeError, match="failed"):
         bench.measure([sys.executable, "-c", "raise SystemExit(3)"])
+
+
+def test_the_phase_benchmark_times_every_phase_of_simulate(tmp_path, capsys):
+    from bftune.experiments import bench_phases
+    from bftune.workloads.swf_write import write_swf
+    from bftune.workloads.synthetic import generate
+
+    write_swf(generate(400, 32, 2), tmp_path / "t.swf")
+    assert bench_phases.main([str(tmp_path / "t.swf"), "--repeat", "1"]) == 0
+    printed = capsys.readouterr().out
+    for phase in ("imports", "read", "simulate", "columns", "summary", "out_jobs.csv", "garbage collection"):
+        assert f"| {phase}" in printed or f"| of which {phase}" in printed, phase
+    assert "numpy imported: False" in printed  # a small trace is parsed line by line, with no numpy

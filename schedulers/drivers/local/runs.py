@@ -4,9 +4,10 @@ Why columns and not one ``Run`` object per run: a simulation of CEA-Curie
 finishes about 300,000 runs, and an object per run (with its floats, its
 name and its allocation as a list of tuples) kept ~700 bytes per job alive
 until the end - most of the simulator's memory.  A finished run here costs
-a few machine words in typed arrays plus its allocation text (which
-out_jobs.csv needs anyway); everything the trace already knows (name,
-size, walltime, delay, user) is read from the trace's records when needed.
+a few machine words in typed arrays plus its allocation text and its name
+(which out_jobs.csv needs anyway: the core's name is kept rather than made
+again); everything the trace already knows (size, walltime, delay, user) is
+read from the trace's records when needed.
 
 ``RunLog`` is still a sequence of :class:`Run` (``result.runs``): iterating
 or indexing it builds each ``Run`` on the fly, so code that wants objects
@@ -50,11 +51,6 @@ class Run:
     alloc: list[Interval] | None = None
     attempt: int = 0
     info: dict | None = None
-
-
-def run_name(first_id: str, attempt: int) -> str:
-    """Batsim's name of a job's run: the job's name, ``#n`` for its n-th resubmission."""
-    return f"{first_id}#{attempt}" if attempt else first_id
 
 
 class RunLog(Sequence[Run]):
@@ -139,11 +135,11 @@ class RunLog(Sequence[Run]):
     def __iter__(self) -> Iterator[Run]:
         self.seal()
         records, width, rejected = self.records, self.width, STATE_CODE[REJECTED]
-        for j, attempt, sub, start, end, code, alloc, info in zip(self.job, self.attempt, self.subtime, self.start,
-                                                                  self.end, self.state, self.alloc, self.info):
+        for j, name, attempt, sub, start, end, code, alloc, info in zip(
+                self.job, self.run_names, self.attempt, self.subtime, self.start, self.end, self.state, self.alloc,
+                self.info):
             r = records[j]
-            first = str(r.id).zfill(width)
-            yield Run(f"{first}#{attempt}" if attempt else first, first, r.id, sub, float(r.submit), r.procs,
+            yield Run(name, str(r.id).zfill(width) if attempt else name, r.id, sub, float(r.submit), r.procs,
                       float(r.walltime), float(r.runtime), r.user, start, end, STATES[code],
                       None if code == rejected else _intervals(alloc), attempt, info)
 
@@ -159,11 +155,12 @@ class RunLog(Sequence[Run]):
 
     def _run(self, i: int) -> Run:
         r = self.records[self.job[i]]
-        first = str(r.id).zfill(self.width)
         attempt = self.attempt[i]
+        name = self.run_names[i]
         state = STATES[self.state[i]]
         alloc = None if state == REJECTED else _intervals(self.alloc[i])
-        return Run(id=run_name(first, attempt), first_id=first, seq=r.id, subtime=self.subtime[i],
+        return Run(id=name, first_id=str(r.id).zfill(self.width) if attempt else name, seq=r.id,
+                   subtime=self.subtime[i],
                    original_submit=float(r.submit), procs=r.procs, walltime=float(r.walltime),
                    runtime=float(r.runtime), user=r.user, start=self.start[i], end=self.end[i], state=state,
                    alloc=alloc, attempt=attempt, info=self.info[i])
@@ -176,22 +173,24 @@ class WaitLog:
     candidate policy (12 replays per period) and keep nothing but the summed
     waits; a :class:`RunLog` row (allocation text, info) per replayed run was
     the largest cost outside the core.  The waits are ``start - subtime`` in
-    completion order, as a :class:`RunLog`'s columns give them, so the sum is
-    the same; a rejected run never started and waited for nothing (a replay's
-    jobs fit the machine, so none is rejected in practice).
+    completion order, as a :class:`RunLog`'s columns give them, added up as
+    they come (the same additions, in the same order, as ``sum`` of them
+    would make; compiled, one float addition instead of an array's append
+    looked up by name); a rejected run never started and waited for nothing
+    (a replay's jobs fit the machine, so none is rejected in practice).
     """
 
-    __slots__ = ("waits",)
+    __slots__ = ("_total",)
 
     def __init__(self) -> None:
-        self.waits = array("d")
+        self._total = 0.0
 
     def add(self, index: int, job: Job, subtime: float, end: float, state: str) -> None:
         if state != REJECTED:
-            self.waits.append(job.start - subtime)
+            self._total += job.start - subtime
 
     def total(self) -> float:
-        return float(sum(self.waits))
+        return self._total
 
 
 def _intervals(text: str) -> list[Interval]:
