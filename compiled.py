@@ -34,7 +34,7 @@ from bftune.cachedir import cache_dir
 #: The packages' ``__init__`` modules stay interpreted, so that package folders (and the fits beside them) stay put.
 MODULES = tuple(f"bftune.schedulers.core.{name}" for name in (
     "decisions", "durations", "easy", "engine", "jobs", "machines", "ordering", "policies", "polynomial",
-    "pveasy", "sortedindex", "state")) + ("bftune.schedulers.drivers.local.simulator",
+    "pveasy", "search", "sortedindex", "state")) + ("bftune.schedulers.drivers.local.simulator",
                                          "bftune.schedulers.drivers.local.runs")
 
 #: The environment variable that chooses: ``auto`` (default: compiled when built) or ``interpreted``.

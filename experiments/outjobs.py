@@ -123,7 +123,7 @@ def _objects_chunk(chunk: list[Run]) -> RunColumns:
     to_string = ms.to_string
     return RunColumns([r.id for r in chunk], [r.first_id for r in chunk], [r.attempt for r in chunk],
                       [r.runtime for r in chunk], [r.procs for r in chunk], [r.state for r in chunk],
-                      ["" if r.state == REJECTED else to_string(r.alloc or ()) for r in chunk],
+                      ["" if r.state == REJECTED else to_string(r.alloc or []) for r in chunk],
                       [float(r.subtime) for r in chunk], [float(r.walltime) for r in chunk],
                       [float(r.start) for r in chunk], [float(r.end) for r in chunk])
 

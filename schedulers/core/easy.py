@@ -18,7 +18,6 @@ R.  Both give every job the lowest-numbered free machines.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Container, Iterable
 
 from bftune.schedulers.core import machines as ms
@@ -30,16 +29,6 @@ if TYPE_CHECKING:  # annotations only: the core's engine drives this algorithm
     from bftune.schedulers.core.engine import Core
 
 RESERVATION_MODELS = ("count", "machines")
-
-
-@dataclass(slots=True)
-class Reservation:
-    """The head's reservation in a pass (kept for metrics and tests)."""
-
-    job_id: str
-    shadow: float  # s: when the head is expected to start
-    extra: int  # count model: processors spare at s
-    machines: list  # machines model: R
 
 
 def shadow_time(by_end: Iterable[Job], avail: int, q: int,
@@ -87,7 +76,6 @@ class Easy:
         self.backfill = backfill if backfill is not None else primary
         self.reservation = reservation
         self.backfill_enabled = backfill_enabled
-        self.last_reservation: Reservation | None = None
 
     @property
     def priority(self) -> Order:
@@ -109,7 +97,6 @@ class Easy:
     def schedule(self, core: Core, now: float, decisions: Decisions) -> None:
         queue = core.queue
         machine = core.machine
-        self.last_reservation = None
         if not queue.jobs:
             return
         free = machine.free
@@ -141,7 +128,6 @@ class Easy:
     def _backfill_count(self, core: Core, head: Job, now: float, shadow: float, extra: int,
                         decisions: Decisions) -> None:
         free = core.machine.free.size
-        self.last_reservation = Reservation(head.id, shadow, extra, [])
         chosen: list[Job] = []
         for job in core.queue.iterate(self.backfill, now):
             q = job.procs
@@ -169,7 +155,6 @@ class Easy:
         for job in released:
             available = ms.union(available, job.alloc)
         reserved = ms.lowest(available, head.procs) if ms.count(available) >= head.procs else available
-        self.last_reservation = Reservation(head.id, shadow, 0, reserved)
         # Walk in order; allocation depends on the machines left, so work on a copy.
         free_now = ms.MachineSet(list(free.intervals))
         outside = ms.MachineSet(ms.difference(free_now.intervals, reserved))

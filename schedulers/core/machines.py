@@ -8,10 +8,9 @@ The textual form is Batsim's (``"0-3 7 9-12"``), the same as procset's.
 
 from __future__ import annotations
 
-from bisect import bisect_left, bisect_right
 from typing import Iterable
 
-_BIG = 1 << 62
+from bftune.schedulers.core.search import first_starting_from, last_starting_at_most
 
 Interval = tuple[int, int]  # inclusive bounds
 
@@ -20,12 +19,18 @@ def count(intervals: Iterable[Interval]) -> int:
     return sum(b - a + 1 for a, b in intervals)
 
 
-def to_string(intervals: Iterable[Interval]) -> str:
-    """Batsim/procset notation: ``0-3 7``."""
-    if type(intervals) is list and len(intervals) == 1:  # most allocations: one interval, 5x faster
+def to_string(intervals: list[Interval]) -> str:
+    """Batsim/procset notation: ``0-3 7``.
+
+    A list, not any iterable: compiled, the loop is then native (half the instructions of a join over a
+    generator; every finished run is written this way)."""
+    if len(intervals) == 1:  # most allocations
         a, b = intervals[0]
         return f"{a}-{b}" if b > a else str(a)
-    return " ".join(f"{a}-{b}" if b > a else str(a) for a, b in intervals)
+    parts: list[str] = []
+    for a, b in intervals:
+        parts.append(f"{a}-{b}" if b > a else str(a))
+    return " ".join(parts)
 
 
 def parse(text: str) -> list[Interval]:
@@ -142,7 +147,7 @@ class MachineSet:
                 return
         removed = 0
         for a, b in alloc:
-            i = bisect_right(iv, (a, _BIG)) - 1
+            i = last_starting_at_most(iv, a)
             if i < 0 or a < iv[i][0] or b > iv[i][1]:
                 raise ValueError(f"machines {a}-{b} are not all in the set")
             x, y = iv[i]
@@ -166,7 +171,7 @@ class MachineSet:
         lo = 0
         for a, b in alloc:
             added += b - a + 1
-            i = lo = bisect_left(iv, (a, -1), lo)
+            i = lo = first_starting_from(iv, a, lo)
             merge_left = i > 0 and iv[i - 1][1] == a - 1
             merge_right = i < len(iv) and iv[i][0] == b + 1
             if merge_left and merge_right:

@@ -18,13 +18,13 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Iterable, Iterator
+from typing import Callable, Iterable, Iterator
 
 
 from bftune.schedulers.core.durations import format_duration
 from bftune.schedulers.core.jobs import Job
-from bftune.schedulers.core.policies import FCFS, Policy, get_policy
-from bftune.schedulers.core.sortedindex import SortedIndex
+from bftune.schedulers.core.policies import FCFS, FormulaPolicy, Policy, get_policy
+from bftune.schedulers.core.sortedindex import IndexKey, SortedIndex
 
 
 @dataclass(frozen=True)
@@ -45,10 +45,13 @@ class Order:
 
     def key(self, job: Job, now: float) -> tuple:
         """The full sort key of a non-promoted job (ties: r, then id)."""
-        k = self.policy.key(job, now)
+        return self.key_with(job, self.policy.key(job, now))
+
+    def key_with(self, job: Job, score: float) -> tuple:
+        """:meth:`key` of a job whose policy key is ``score``."""
         if self.by_class:
-            return (job.qclass, k, job.submit, job.seq, job.id)
-        return (k, job.submit, job.seq, job.id)
+            return (job.qclass, score, job.submit, job.seq, job.id)
+        return (score, job.submit, job.seq, job.id)
 
     def promoted(self, job: Job, now: float) -> bool:
         return now - job.submit > self.threshold
@@ -78,36 +81,49 @@ class Order:
         return s
 
 
-def _fcfs_key(job: Job) -> tuple[float, int, str]:
-    return (job.submit, job.seq, job.id)
+class _FcfsKey(IndexKey):
+    """Arrival order: (r, seq, id)."""
+
+    __slots__ = ()
+
+    def of(self, job: Job) -> tuple:
+        return (job.submit, job.seq, job.id)
 
 
 def _procs(job: Job) -> int:
     return job.procs
 
 
-class RankKey:
-    """Picklable key function: a job's rank under a static order (``Order.rank`` at any time)."""
+class RankKey(IndexKey):
+    """Picklable index key: a job's rank under a static order (``Order.rank`` at any time)."""
 
     __slots__ = ("order",)
 
     def __init__(self, order: Order) -> None:
         self.order = order
 
-    def __call__(self, job: Job) -> tuple:
+    def of(self, job: Job) -> tuple:
         return self.order.rank(job, 0.0)
 
 
-class _StaticKey:
-    """Picklable key function of a static order (no dependency on time)."""
+class _StaticKey(IndexKey):
+    """Picklable index key of a static order (no dependency on time): ``order.key(job, 0.0)``.
 
-    __slots__ = ("order",)
+    A formula policy's key is its score function's value, so the score
+    function is called directly: one call per job added instead of two
+    through the policy (a sixth of what adding a waiting job cost compiled).
+    """
+
+    __slots__ = ("order", "score")
 
     def __init__(self, order: Order) -> None:
         self.order = order
+        policy = order.policy
+        self.score: Callable[[Job, float], float] = (
+            policy.score if isinstance(policy, FormulaPolicy) else policy.key)
 
-    def __call__(self, job: Job) -> tuple:
-        return self.order.key(job, 0.0)
+    def of(self, job: Job) -> tuple:
+        return self.order.key_with(job, self.score(job, 0.0))
 
 
 class WaitingQueue:
@@ -120,7 +136,7 @@ class WaitingQueue:
 
     def __init__(self) -> None:
         self.jobs: dict[str, Job] = {}
-        self._fcfs: SortedIndex[Job] = SortedIndex(_fcfs_key)
+        self._fcfs: SortedIndex[Job] = SortedIndex(_FcfsKey())
         self._indexes: dict[tuple, SortedIndex[Job]] = {}
         # id(order) -> (order, its index): a pass asks for its orders' indexes twice (primary, backfill), and
         # building and hashing the identifying tuple each time was 3 % of a compiled SAF simulation.  The

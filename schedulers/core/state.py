@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from bisect import bisect_right
 from typing import Callable, Hashable
 
 from mypy_extensions import mypyc_attr
@@ -10,11 +9,16 @@ from mypy_extensions import mypyc_attr
 from bftune.schedulers.core.jobs import Job
 from bftune.schedulers.core.machines import Interval, MachineSet
 from bftune.schedulers.core.ordering import Order, RankKey
-from bftune.schedulers.core.sortedindex import SortedIndex
+from bftune.schedulers.core.sortedindex import IndexKey, SortedIndex
 
 
-def _end_key(job: Job) -> tuple[float, int, str]:
-    return (job.expected_end, job.seq, job.id)
+class _EndKey(IndexKey):
+    """Expected end order: (expected end, seq, id)."""
+
+    __slots__ = ()
+
+    def of(self, job: Job) -> tuple:
+        return (job.expected_end, job.seq, job.id)
 
 
 def _first(pair: tuple) -> tuple:
@@ -32,10 +36,10 @@ class MachineState:
         self.m = m
         self.free = MachineSet.full(m)
         self.running: dict[str, Job] = {}
-        self.by_end: SortedIndex[Job] = SortedIndex(_end_key)
+        self.by_end: SortedIndex[Job] = SortedIndex(_EndKey())
         self._indexes: dict[Hashable, SortedIndex[Job]] = {}  # running jobs by other static keys
 
-    def running_index(self, ident: Hashable, key: Callable[[Job], tuple]) -> SortedIndex[Job]:
+    def running_index(self, ident: Hashable, key: IndexKey | Callable[[Job], tuple]) -> SortedIndex[Job]:
         """The running jobs sorted by ``key`` (unique, never changing), kept up to date from now on.
 
         Created on first use under ``ident``; an algorithm that needs its
@@ -58,7 +62,7 @@ class MachineState:
         rank = order.rank(job, now)
         if order.static:
             index = self.running_index(("rank", order), RankKey(order))
-            return index.items[bisect_right(index.keys, rank):]
+            return index.above(rank)
         ranked = sorted(((order.rank(j, now), j) for j in self.running.values()), key=_first)
         return [j for r, j in ranked if r > rank]
 

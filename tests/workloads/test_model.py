@@ -25,3 +25,13 @@ def test_records_from_columns_refuses_ragged_or_missing_columns():
         records_from_columns([1, 2], *([[0]] * 10))
     with pytest.raises(TypeError):
         records_from_columns([1])
+
+
+def test_records_from_columns_are_job_records_through_and_through():
+    """The twin that fills them in gives them JobRecord's class: nothing of it shows."""
+    made = records_from_columns([1], [0], [4], [10], [20], [7], [1], [3], [5], [7], [1])[0]
+    assert type(made) is JobRecord
+    assert not hasattr(made, "__dict__")
+    with pytest.raises(AttributeError):
+        made.id = 2
+    assert repr(made).startswith("JobRecord(id=1, submit=0,")

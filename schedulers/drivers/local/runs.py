@@ -101,7 +101,7 @@ class RunLog(Sequence[Run]):
             self.info.append(None)
         else:
             self._start.append(job.start)
-            self.alloc.append(ms.to_string(job.alloc or ()))
+            self.alloc.append(ms.to_string(job.alloc or []))
             self.info.append(job.info)
 
     def seal(self) -> RunLog:
