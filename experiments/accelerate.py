@@ -3,7 +3,7 @@
 The same modules that run interpreted are compiled (``bftune.compiled.MODULES``),
 from a temporary copy of this installation's sources, so the checkout never
 holds an extension module that could shadow an edited ``.py``.  The build is
-only kept if, on a synthetic workload, it writes byte-identical out_jobs.csv to
+only kept if, on a synthetic workload read from an SWF file, it writes byte-identical out_jobs.csv to
 the interpreted core under every algorithm and hook family (EASY orders and a
 threshold, the selector, PV-EASY with a predictor, the classifier with kills).
 Without mypy, setuptools or a C compiler the command says so in one line
@@ -41,7 +41,8 @@ CHECKS = {
     "PV-EASY, Last Model": ["--scheduler", "pv-easy", "--predictor", "last", "--fairness"],
     "classifier with safeguard kills": ["--policy", "SPF", "--classifier", "rf"],
 }
-CHECK_WORKLOAD = ["--synthetic", "1500", "--procs", "64", "--seed", "5"]
+#: The self-check's workload (jobs, processors, seed of the embedded synthetic model), read back from an SWF file.
+CHECK_WORKLOAD = (1500, 64, 5)
 
 
 class AccelerateError(Exception):
@@ -143,11 +144,18 @@ def self_check(work: Path, cache: Path) -> None:
     if not loads_compiled({**env, compiled.SWITCH: "auto"}):
         raise AccelerateError("self-check: a fresh process does not load the new build "
                               "(were the sources edited during the build?)")
+    # From a file, as users simulate archive traces: the check then also covers reading an SWF (the records are
+    # built in bulk there), not only the generator's path.  Imported here: the generator imports numpy, and
+    # every bftune command imports this module for its sub-command's parser.
+    from bftune.workloads.swf_write import write_swf
+    from bftune.workloads.synthetic import generate
+
+    workload = write_swf(generate(*CHECK_WORKLOAD), work / "check.swf")
     for number, (label, options) in enumerate(CHECKS.items()):
         outs = {}
         for core in ("interpreted", "auto"):
             out = work / f"{number}-{core}"
-            command = bftune_command() + ["simulate", *CHECK_WORKLOAD, *options, "--out", str(out)]
+            command = bftune_command() + ["simulate", "--trace", str(workload), *options, "--out", str(out)]
             status, output = run_guarded(command, work, {**env, compiled.SWITCH: core})
             if status != 0:
                 last = (output.strip().splitlines() or ["no message"])[-1]
