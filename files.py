@@ -85,7 +85,7 @@ def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> Path:
     return atomic_write_many({path: data})[0]
 
 
-def atomic_write_chunks(path: str | os.PathLike[str], chunks: Iterable[bytes]) -> Path:
+def atomic_write_chunks(path: str | os.PathLike[str], chunks: Iterable[bytes | memoryview]) -> Path:
     """Write the concatenation of ``chunks`` to ``path`` atomically, one chunk at a time.
 
     For large outputs (a 300,000-row out_jobs.csv): the whole content is
@@ -163,7 +163,7 @@ def _locked_temp_file(directory: Path, name: str, suffix: str) -> tuple[int, str
     return fd, tmp
 
 
-def _write_all(fd: int, data: bytes) -> None:
+def _write_all(fd: int, data: bytes | memoryview) -> None:
     view = memoryview(data)
     while view:
         written = os.write(fd, view)

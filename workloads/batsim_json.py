@@ -36,7 +36,7 @@ import json
 import math
 import os
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeGuard
 
 from bftune.files import atomic_write_text
 from bftune.workloads import limits
@@ -202,7 +202,7 @@ def _job_from_json(
     return JobRecord(id=job_id, submit=submit, procs=procs, runtime=runtime, walltime=walltime, user=user), used_fallback
 
 
-def _is_int(value: Any) -> bool:
+def _is_int(value: Any) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool)
 
 

@@ -38,11 +38,12 @@ def count(value: Any, what: str, maximum: int, why: str = "") -> int:
     """``value`` as an integer in 1..maximum, or a WorkloadError naming ``what``."""
     if isinstance(value, bool) or not isinstance(value, Integral):
         raise WorkloadError(f"{what} must be a positive integer, not {value!r}")
-    if value < 1:
+    number = int(value)  # exact for any Integral (numpy's integers too)
+    if number < 1:
         raise WorkloadError(f"{what} must be a positive integer, not {value!r}")
-    if value > maximum:
+    if number > maximum:
         raise WorkloadError(f"{what} = {value} is more than bftune accepts ({maximum:,}{why})")
-    return int(value)
+    return number
 
 
 def procs(value: Any, what: str = "the machine size") -> int:
@@ -62,6 +63,6 @@ def weeks(value: Any, what: str = "the number of weeks") -> int:
 
 def seed(value: Any, what: str = "the seed") -> int:
     """A seed in 0..MAX_SEED (numpy refuses negative seeds with a bare ValueError, scikit-learn large ones)."""
-    if isinstance(value, bool) or not isinstance(value, Integral) or not 0 <= value <= MAX_SEED:
+    if isinstance(value, bool) or not isinstance(value, Integral) or not 0 <= int(value) <= MAX_SEED:
         raise WorkloadError(f"{what} must be an integer in 0..2^32-1, not {value!r}")
     return int(value)

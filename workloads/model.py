@@ -8,7 +8,7 @@ decision core turns into its own mutable ``Job`` state.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, fields, replace
-from typing import Sequence
+from typing import Sequence, cast
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,7 +44,7 @@ def records_from_columns(*columns: Sequence) -> list[JobRecord]:
         raise TypeError(f"records_from_columns needs {len(_FIELDS)} columns, got {len(columns)}")
     if len(set(map(len, columns))) > 1:
         raise ValueError(f"records_from_columns needs columns of one length, got {[len(c) for c in columns]}")
-    return list(map(_RecordTwin, *columns))
+    return cast("list[JobRecord]", list(map(_RecordTwin, *columns)))  # each twin made itself a JobRecord
 
 
 class _RecordTwin:

@@ -199,7 +199,7 @@ def _parse_careful(text: str, source: str, max_procs: int | None, lenient: bool,
             continue
         if len(parts) == N_FIELDS:
             try:
-                row = list(map(int, parts))
+                row: list[int | float] = list(map(int, parts))
                 if row[0] >= 0:
                     rows.append(row)
                     continue
@@ -334,8 +334,8 @@ def _cached_columns(key: str) -> tuple[list[array], list[str]] | None:
     if parsed is None:
         return None
     stored, header_lines = parsed
-    columns = [stored.get(field) for field in CLEANED_FIELDS]
-    if any(column is None for column in columns):  # an entry that lacks a field the cleanings read
+    columns = [stored[field] for field in CLEANED_FIELDS if field in stored]
+    if len(columns) != len(CLEANED_FIELDS):  # an entry that lacks a field the cleanings read
         return None
     return columns, header_lines
 
