@@ -38,7 +38,10 @@ def bisect_left(a: list[float], x: float) -> int:
 
 
 def bisect_right(a: list[float], x: float) -> int:
-    """``bisect.bisect_right(a, x)``: the first position whose value is above ``x``."""
+    """``bisect.bisect_right(a, x)``: the first position whose value is above ``x``.
+
+    :func:`bisect_left`'s loop with the other comparison, as in ``bisect`` itself: one loop for both would test
+    which comparison to make at every step of the hot path."""
     if not COMPILED:
         return _c_bisect_right(a, x)
     lo = 0
