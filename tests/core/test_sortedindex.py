@@ -7,7 +7,9 @@ import pickle
 
 import pytest
 from bftune.schedulers.core import search
-from bftune.schedulers.core.ordering import Order, RankKey
+from bftune.schedulers.core.jobs import Job
+from bftune.schedulers.core.ordering import Order, RankKey, _StaticKey
+from bftune.schedulers.core.policies import REGISTRY
 from bftune.schedulers.core.sortedindex import FunctionKey, SortedIndex
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -73,3 +75,17 @@ def test_removing_an_absent_item_says_so():
 def test_index_keys_pickle():
     key = RankKey(Order.of("SAF", 3600.0))
     assert pickle.loads(pickle.dumps(key)).order == key.order
+
+
+@pytest.mark.parametrize("by_class", [False, True])
+@pytest.mark.parametrize("name", [name for name, policy in sorted(REGISTRY.items()) if not policy.dynamic])
+def test_a_static_orders_index_key_is_the_orders_key(name, by_class):
+    """The waiting queue's index calls a formula policy's score itself: it must give ``Order.key`` exactly.
+
+    (Dynamic orders are sorted at each pass, never indexed.)"""
+    policy = REGISTRY[name]
+    order = Order(policy, by_class=by_class)
+    jobs = [Job("0000001", 1, 10.0, 4, 3600.0, qclass=1), Job("0000002", 2, 0.0, 1, 60.0, estimate=30.0),
+            Job("0000003", 3, 5.5, 16, 7200.0, qclass=0)]
+    key = _StaticKey(order)
+    assert [key.of(job) for job in jobs] == [order.key(job, 0.0) for job in jobs]
