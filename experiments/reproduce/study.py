@@ -48,6 +48,12 @@ class Study:
     extra: Callable[[str, Path, Execution], list[str]] | None = None
 
 
+#: The machine sizes the studies simulated where the shared file says otherwise (processors): CEA-Curie's file
+#: says MaxProcs 93,312; studies 000 and 001 (same group, same log) list 80,640 cores in their trace tables, and
+#: the campaigns use that (jobs wider than it are dropped, and counted).
+STUDY_PROCS = {"CEA-Curie": 80640}
+
+
 def trace(file: str) -> str:
     """The absolute path of a shared archive trace (generated configs name absolute paths)."""
     return str(SHARED_WORKLOADS / file)

@@ -24,7 +24,7 @@ import pandas as pd
 
 from bftune.experiments.reproduce import naming
 from bftune.experiments.reproduce.markdown import diff, num, table
-from bftune.experiments.reproduce.study import CampaignPlan, Execution, Study, trace
+from bftune.experiments.reproduce.study import STUDY_PROCS, CampaignPlan, Execution, Study, trace
 from bftune.files import atomic_write_text
 from bftune.schedulers.config import SchedulerConfig
 from bftune.schedulers.drivers.local.simulator import simulate
@@ -36,7 +36,7 @@ TRACES = {
     "SDSC-SP2": ("SDSC-SP2-1998-4.2-cln.swf.gz", None, 250),
     "CTC-SP2": ("CTC-SP2-1996-3.1-cln.swf.gz", None, 250),
     "SDSC-BLUE": ("SDSC-BLUE-2000-4.2-cln.swf.gz", None, 250),
-    "CEA-Curie": ("CEA-Curie-2011-2.1-cln.swf.gz", 80640, 40),  # the study's machine size (its Table 3)
+    "CEA-Curie": ("CEA-Curie-2011-2.1-cln.swf.gz", STUDY_PROCS["CEA-Curie"], 40),  # its Table 3's machine size
 }
 #: Section 7.4: AvgWait diminution (%) of the best training policy (T = 20 h) on the testing logs.
 SECTION74 = {"SDSC-BLUE": 21, "SDSC-SP2": 11, "CTC-SP2": 36, "CEA-Curie": 42, "KTH-SP2": 29}

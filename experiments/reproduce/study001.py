@@ -23,7 +23,7 @@ import pandas as pd
 
 from bftune.experiments.reproduce import naming
 from bftune.experiments.reproduce.markdown import diff, num, table
-from bftune.experiments.reproduce.study import CampaignPlan, Execution, Study, trace
+from bftune.experiments.reproduce.study import STUDY_PROCS, CampaignPlan, Execution, Study, trace
 
 TRACES = {
     "KTH-SP2": "KTH-SP2-1996-2.1-cln.swf.gz",
@@ -49,9 +49,10 @@ NAMING_SEED = 1000
 
 
 def _config(name: str, resamples: int, weeks: int) -> str:
+    procs = [f"procs = {STUDY_PROCS[name]}"] if name in STUDY_PROCS else []  # the study's machine, not the file's
     return "\n".join([
         "[campaign]", 'kind = "online"', f'name = "study001_{name}"', "seed = 1", "tau = 10", "",
-        "[workload]", f'trace = "{trace(TRACES[name])}"', "",
+        "[workload]", f'trace = "{trace(TRACES[name])}"', *procs, "",
         "[online]", f"resamples = {resamples}", f"weeks = {weeks}", 'threshold = "40h"',
         'fixed = ["FCFS", "LCFS", "SPF", "LPF", "SQF", "LQF", "LEXP", "SEXP", "LRF", "SRF", "LAF", "SAF"]',
         'selectors = ["random", "full", "noisy", "bandit"]', 'periods = ["1d", "1w"]',

@@ -277,3 +277,12 @@ def test_study001_claim_intervals_come_from_paired_resamples():
     assert -20.0 <= low < 0.0 < high <= 20.0
     assert study001._margins(runs[runs["strategy"] != "FCFS"], bandit) == "-"
     assert study001._margins(None, bandit) == "-"
+
+
+@needs_shared
+@pytest.mark.parametrize("module", [study000, study001], ids=["000", "001"])
+def test_cea_curie_runs_on_the_studys_machine_size(module):
+    """Studies 000 and 001 list CEA-Curie with 80,640 cores; the shared file says MaxProcs 93,312."""
+    plans = {p.name: tomllib.loads(p.config) for p in module.plan("paper")}
+    assert plans["CEA-Curie"]["workload"]["procs"] == 80640
+    assert all("procs" not in config["workload"] for name, config in plans.items() if name != "CEA-Curie")
