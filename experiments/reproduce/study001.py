@@ -275,6 +275,6 @@ STUDY = Study(
                         "(8 min on one core): measured 4,100 CPU-seconds for SDSC-SP2 (42 min on the 2 cores of "
                         "the project machine), 8,400 for KTH-SP2, 11,700 for CTC-SP2 (those three before full "
                         "and noisy feedback shared their period replays, which saves about 27 %), 9,900 for "
-                        "SDSC-BLUE (mostly shared); CEA-Curie scales with its jobs per week (about 10x "
-                        "SDSC-SP2): about 29,000 more with shared replays, about 63,000 CPU-seconds for all "
-                        "five (about 9 h on 2 cores, less with the compiled core: bftune accelerate); use --dask"})
+                        "SDSC-BLUE (mostly shared); CEA-Curie on the study's 80,640 processors: about 39,000 "
+                        "(33 CPU-seconds a run over its first 160 runs, compiled core), about 73,000 "
+                        "CPU-seconds for all five (about 10 h on 2 cores); use --dask"})
