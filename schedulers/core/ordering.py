@@ -23,7 +23,7 @@ from typing import Callable, Iterable, Iterator
 
 from bftune.schedulers.core.durations import format_duration
 from bftune.schedulers.core.jobs import Job
-from bftune.schedulers.core.policies import FCFS, FormulaPolicy, Policy, get_policy
+from bftune.schedulers.core.policies import FCFS, Policy, get_policy, key_function
 from bftune.schedulers.core.sortedindex import IndexKey, SortedIndex
 
 
@@ -109,18 +109,16 @@ class RankKey(IndexKey):
 class _StaticKey(IndexKey):
     """Picklable index key of a static order (no dependency on time): ``order.key(job, 0.0)``.
 
-    A formula policy's key is its score function's value, so the score
-    function is called directly: one call per job added instead of two
-    through the policy (a sixth of what adding a waiting job cost compiled).
+    The policy's key comes from :func:`policies.key_function` (a formula
+    policy's score function itself: a sixth of what adding a waiting job
+    cost compiled).
     """
 
     __slots__ = ("order", "score")
 
     def __init__(self, order: Order) -> None:
         self.order = order
-        policy = order.policy
-        self.score: Callable[[Job, float], float] = (
-            policy.score if isinstance(policy, FormulaPolicy) else policy.key)
+        self.score: Callable[[Job, float], float] = key_function(order.policy)
 
     def of(self, job: Job) -> tuple:
         return self.order.key_with(job, self.score(job, 0.0))

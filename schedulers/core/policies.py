@@ -52,6 +52,14 @@ class FormulaPolicy:
         return self.score(job, now)
 
 
+def key_function(policy: Policy) -> Score:
+    """The cheapest callable giving ``policy.key(job, now)``: a formula policy's score function itself.
+
+    Compiled, every call through a stored function or a protocol's method is a generic call; a sorted
+    index that calls the score directly makes one per job added instead of two."""
+    return policy.score if isinstance(policy, FormulaPolicy) else policy.key
+
+
 @dataclass(frozen=True)
 class Inverse:
     """The reverse order of another policy (same tie-breaks): LCFS from FCFS."""
