@@ -21,7 +21,7 @@ def cmd_campaign(args: argparse.Namespace) -> int:
 
 
 def add_campaign_parser(subparsers) -> argparse.ArgumentParser:
-    """Register ``campaign CONFIG --out DIR [--dask ADDR] [--workers N] [--report-only]``."""
+    """Register ``campaign CONFIG --out DIR [--dask ADDR] [--workers N] [--shard PARTS/N] [--report-only]``."""
     p = subparsers.add_parser(
         "campaign", help="run a campaign of simulations from a TOML config (offline tuning, online selection, "
                          "classification...: the kinds of experiments/CAMPAIGNS.md)",
@@ -35,9 +35,18 @@ def add_campaign_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--dask", metavar="ADDRESS", help="run on this Dask scheduler (e.g. tcp://host:8786)")
     p.add_argument("--workers", type=int, metavar="N",
                    help=f"local worker processes (default {default_workers()}; 1 = inline in this process)")
+    add_shard_argument(p)
     p.add_argument("--report-only", action="store_true",
                    help="only rebuild report.md and plots from the tables (and the tables from the runs if "
                         "their last rebuild was cut short)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     p.set_defaults(func=cmd_campaign)
     return p
+
+
+def add_shard_argument(p: argparse.ArgumentParser) -> None:
+    """``--shard``, the same for ``bftune campaign`` and ``bftune reproduce`` (``shards.py`` says how runs are dealt)."""
+    p.add_argument("--shard", metavar="PARTS/N",
+                   help="run only these of N parts of the runs (0/2 and 1/2 on two machines; 0-9/16 takes ten "
+                        "parts of sixteen), then copy every runs/*.json into one directory and run the same "
+                        "command without --shard to write the tables")

@@ -19,6 +19,7 @@ from typing import Iterator
 
 from bftune.experiments.campaign.config import load_config
 from bftune.experiments.campaign.runner import format_failures, run_campaign
+from bftune.experiments.campaign.shards import Shard
 from bftune.experiments.campaign.specs import CampaignError
 from bftune.experiments.campaign.store import DirectoryLock, load_meta, publish
 
@@ -60,6 +61,8 @@ def main(args: argparse.Namespace) -> int:
     try:
         with sigterm_interrupts():
             if args.report_only:
+                if args.shard is not None:
+                    raise CampaignError("--shard: runs part of a campaign, --report-only runs none; give one of them")
                 target = args.out
                 if target is None and args.config and Path(args.config).is_dir():
                     target = args.config
@@ -69,17 +72,21 @@ def main(args: argparse.Namespace) -> int:
                 raise CampaignError("give a campaign config: bftune campaign CONFIG --out DIR")
             if args.out is None:
                 raise CampaignError("give the output directory: --out DIR")
+            shard = Shard.parse(args.shard) if args.shard is not None else None
             campaign = load_config(args.config)
             outcome = run_campaign(campaign, args.out, workers=args.workers, dask=args.dask,
-                                   progress=not args.no_progress)
+                                   progress=not args.no_progress,
+                                   specs=shard.select(campaign.specs) if shard else None,
+                                   scope=shard.describe() if shard else "")
     except CampaignError as exc:
         print(f"bftune: error: {exc}", file=sys.stderr)
         return 2
     except Terminated:
         print("bftune: terminated", file=sys.stderr)
         return EXIT_SIGTERM
+    part = f" ({shard.describe()} of {len(campaign.specs)})" if shard else ""
     print(f"campaign {campaign.name}: {outcome.done} runs done, {outcome.reused} reused, "
-          f"{len(outcome.failures)} failed, of {outcome.total}, in {outcome.wall_s:.1f} s on {outcome.executor}")
+          f"{len(outcome.failures)} failed, of {outcome.total}{part}, in {outcome.wall_s:.1f} s on {outcome.executor}")
     print(f"tables and report in {outcome.out_dir} (report.md)")
     if outcome.failures:
         print(format_failures(outcome.failures), file=sys.stderr)

@@ -44,7 +44,7 @@ class Outcome:
 
 def run_campaign(campaign: Campaign, out_dir: str | os.PathLike[str], *, workers: int | None = None,
                  dask=None, specs: list[RunSpec] | None = None, progress: bool = True, stream: TextIO | None = None,
-                 report: bool = True, share_replays: bool = True) -> Outcome:
+                 report: bool = True, share_replays: bool = True, scope: str = "") -> Outcome:
     """Run every spec not yet stored in ``out_dir``, store each at once, then write tables and report.
 
     ``specs`` restricts this invocation to some of the campaign's runs (the
@@ -52,6 +52,7 @@ def run_campaign(campaign: Campaign, out_dir: str | os.PathLike[str], *, workers
     directory and ``workers`` are checked, and the directory locked, before
     any work.  ``share_replays=False`` hands no run its group's period replays
     (``_SharedReplays``; the results are the same: for measuring what it saves).
+    ``scope`` names the part of the campaign ``specs`` is, for the progress line (``shards.py``).
     """
     stream = stream if stream is not None else sys.stderr
     if dask is None:
@@ -70,7 +71,8 @@ def run_campaign(campaign: Campaign, out_dir: str | os.PathLike[str], *, workers
         backend = open_backend(workers if todo else 1, dask if todo else None)
         outcome.executor = backend.description
         if progress:
-            stream.write(f"campaign {campaign.name} ({campaign.kind}): {len(specs)} runs, {outcome.reused} already "
+            scoped = f" ({scope} of {len(campaign.specs)})" if scope else ""
+            stream.write(f"campaign {campaign.name} ({campaign.kind}): {len(specs)} runs{scoped}, {outcome.reused} already "
                          f"stored, {len(todo)} to run on {backend.description}\n")
         bar = Progress(len(specs), outcome.reused, stream, enabled=progress)
         bar.draw(force=True)

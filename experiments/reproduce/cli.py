@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 
+from bftune.experiments.campaign.cli import add_shard_argument
 from bftune.experiments.campaign.limits import default_workers
 from bftune.experiments.reproduce.registry import SCALES, STUDIES
 
@@ -16,7 +17,7 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
 
 def add_reproduce_parser(subparsers) -> argparse.ArgumentParser:
     """Register ``reproduce STUDY [--scale quick|paper] --out DIR [--workers N] [--dask ADDR] [--only NAMES]
-    [--report-only]``."""
+    [--shard PARTS/N] [--report-only]``."""
     studies = "; ".join(f"{n}: {title}" + ("" if module else " (not yet)") for n, (module, title) in STUDIES.items())
     p = subparsers.add_parser(
         "reproduce", help="run what a published study needs and write its tables beside ours (report.md)",
@@ -33,6 +34,7 @@ def add_reproduce_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--only", metavar="NAME[,NAME...]",
                    help="run only these campaigns of the study's plan (e.g. SDSC-SP2 for 001, abl_spec for 004; "
                         "a bad name lists them), without the extra steps; the report covers everything stored")
+    add_shard_argument(p)
     p.add_argument("--report-only", action="store_true", help="only rebuild report.md from what is stored")
     p.add_argument("--no-progress", action="store_true", help="no progress bars on stderr")
     p.set_defaults(func=cmd_reproduce)

@@ -12,6 +12,7 @@ from pathlib import Path
 from bftune.experiments.campaign.command import EXIT_SIGTERM, Terminated, sigterm_interrupts
 from bftune.experiments.campaign.config import load_config
 from bftune.experiments.campaign.runner import format_failures, run_campaign
+from bftune.experiments.campaign.shards import Shard
 from bftune.experiments.campaign.specs import CampaignError
 from bftune.experiments.reproduce.registry import STUDIES
 from bftune.experiments.reproduce.study import CampaignPlan, Execution, Study
@@ -41,9 +42,10 @@ def selected(study: Study, scale: str, only: str | None) -> list[CampaignPlan]:
 
 
 def run_study(study: Study, scale: str, out: Path, *, workers: int | None = None, dask=None,
-              progress: bool = True, only: str | None = None) -> tuple[list[dict], list[str]]:
+              progress: bool = True, only: str | None = None,
+              shard: Shard | None = None) -> tuple[list[dict], list[str]]:
     """The campaigns of ``study`` at ``scale`` (``only``: those named) into ``out/campaigns`` (stored runs reused),
-    then its extra steps (not with ``only``).
+    then its extra steps (not with ``only`` or ``shard``: each campaign's part ``shard`` is all that runs).
 
     Returns the failed runs and the notes of the extra steps.
     """
@@ -53,12 +55,17 @@ def run_study(study: Study, scale: str, out: Path, *, workers: int | None = None
     failures: list[dict] = []
     for plan in plans:
         path = atomic_write_text(configs / f"{plan.name}.toml", plan.config)
-        outcome = run_campaign(load_config(path), out / "campaigns" / plan.name, workers=workers, dask=dask,
-                               progress=progress)
+        campaign = load_config(path)
+        outcome = run_campaign(campaign, out / "campaigns" / plan.name, workers=workers, dask=dask,
+                               progress=progress, specs=shard.select(campaign.specs) if shard else None,
+                               scope=shard.describe() if shard else "")
         failures += outcome.failures
-    if only is not None:
-        return failures, [f"study {study.number}: ran only {', '.join(p.name for p in plans)} (--only); "
-                          "extra steps skipped"]
+    skipped = [f"ran only {', '.join(p.name for p in plans)} (--only)"] if only is not None else []
+    if shard is not None:
+        skipped.append(f"ran {shard.describe()} of each campaign (--shard: once every part's runs/*.json are "
+                       "copied into one directory, the same command without --shard writes the whole report)")
+    if skipped:
+        return failures, [f"study {study.number}: {'; '.join(skipped)}; extra steps skipped"]
     notes = study.extra(scale, out, Execution(workers, dask, progress)) if study.extra is not None else []
     return failures, notes
 
@@ -81,13 +88,15 @@ def main(args: argparse.Namespace) -> int:
     try:
         with sigterm_interrupts():
             study = load_study(args.study)
-            if args.only is not None and args.report_only:
-                raise CampaignError("--only: runs campaigns, --report-only runs none; give one of them")
+            for option, value in (("--only", args.only), ("--shard", args.shard)):
+                if value is not None and args.report_only:
+                    raise CampaignError(f"{option}: runs campaigns, --report-only runs none; give one of them")
+            shard = Shard.parse(args.shard) if args.shard is not None else None
             if not args.report_only:
                 if out.exists() and not out.is_dir():
                     raise CampaignError(f"{out}: not a directory")
                 failures, notes = run_study(study, args.scale, out, workers=args.workers, dask=args.dask,
-                                            progress=not args.no_progress, only=args.only)
+                                            progress=not args.no_progress, only=args.only, shard=shard)
             else:
                 failures, notes = [], []
             path = write_report(study, args.scale, out, command)

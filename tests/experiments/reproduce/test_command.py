@@ -140,6 +140,27 @@ def test_only_runs_the_named_campaigns_without_extra_steps(tmp_path, monkeypatch
     assert not (out / "campaigns" / "other").exists()
 
 
+def test_shard_runs_a_part_of_each_campaign_without_extra_steps(tmp_path, monkeypatch, capsys):
+    extra_calls = []
+
+    def extra(scale, out, execution):
+        extra_calls.append(scale)
+        return ["extra done"]
+
+    tiny = Study("999", "a tiny study", "none.txt", plan=lambda scale: [CampaignPlan("tiny", TINY)],
+                 report=_tiny_report, extra=extra, durations={"quick": "seconds"})
+    monkeypatch.setattr(command, "load_study", lambda number: tiny)
+    out = tmp_path / "r"
+    assert main(["reproduce", "004", "--out", str(out), "--workers", "1", "--no-progress", "--shard", "1/2"]) == 0
+    assert "ran shard 1/2 of each campaign (--shard" in capsys.readouterr().out
+    assert len(list((out / "campaigns" / "tiny" / "runs").glob("*.json"))) == 1 and extra_calls == []
+    assert "1 runs stored" in (out / "report.md").read_text()
+    assert main(["reproduce", "004", "--out", str(out), "--workers", "1", "--no-progress"]) == 0
+    assert extra_calls == ["quick"] and "2 runs stored" in (out / "report.md").read_text()
+    assert main(["reproduce", "004", "--out", str(out), "--shard", "0/2", "--report-only"]) == 2
+    assert "--shard: runs campaigns, --report-only runs none" in capsys.readouterr().err
+
+
 def test_an_output_path_that_is_a_file_is_one_line_and_exit_2(tmp_path, capsys):
     target = tmp_path / "file"
     target.write_text("x")
