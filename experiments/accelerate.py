@@ -234,6 +234,9 @@ def cmd_accelerate(args: argparse.Namespace) -> int:
         return 0
     if args.remove or args.prune:
         print(f"bftune accelerate: removed {remove_stale(everything=args.remove)} build(s)")
+        if args.prune and not (compiled.build_dir() / compiled.MANIFEST).is_file():
+            print("bftune accelerate: these sources have no build (bftune runs interpreted); "
+                  "`bftune accelerate` makes one")
         return 0
     try:
         build(check=not args.no_check)
@@ -256,7 +259,9 @@ def add_accelerate_parser(subparsers) -> argparse.ArgumentParser:
                    help="exit 0 when the build cannot be made here (no mypy, setuptools or C compiler)")
     p.add_argument("--no-check", action="store_true", help="skip the self-check against the interpreted core")
     p.add_argument("--status", action="store_true", help="say which core runs and which builds are cached")
-    p.add_argument("--prune", action="store_true", help="remove the builds of other sources")
+    p.add_argument("--prune", action="store_true",
+                   help="remove the builds of other sources (it builds nothing: says so when these sources have "
+                        "none)")
     p.add_argument("--remove", action="store_true", help="remove every build (bftune runs interpreted)")
     p.set_defaults(func=cmd_accelerate)
     return p

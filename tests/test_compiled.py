@@ -109,6 +109,22 @@ def test_every_compiled_module_exists_and_no_package_init_is_compiled():
         assert not module.endswith("__init__")
 
 
+def test_prune_removes_other_builds_and_says_when_these_sources_have_none(tmp_path):
+    """--prune builds nothing: after an edit it would leave bftune interpreted without a word."""
+    key = subprocess.run([sys.executable, "-c", "import bftune.compiled as c; print(c.source_key())"],
+                         capture_output=True, text=True, check=True).stdout.strip()
+    fake_build(tmp_path, "0" * 20, {"bftune.schedulers.core.engine": "engine.so"})
+    env = {**os.environ, "BFTUNE_CACHE_DIR": str(tmp_path)}
+    command = [sys.executable, "-m", "bftune.experiments.cli", "accelerate", "--prune"]
+    done = subprocess.run(command, env=env, capture_output=True, text=True, check=True)
+    assert "removed 1 build(s)" in done.stdout and "these sources have no build" in done.stdout
+    assert not (tmp_path / "compiled" / ("0" * 20)).exists()
+    fake_build(tmp_path, key, {"bftune.schedulers.core.engine": "engine.so"})
+    done = subprocess.run(command, env=env, capture_output=True, text=True, check=True)
+    assert "removed 0 build(s)" in done.stdout and "no build" not in done.stdout
+    assert (tmp_path / "compiled" / key).is_dir()
+
+
 def test_without_a_compiler_accelerate_says_why_in_one_line(tmp_path):
     env = {**os.environ, "BFTUNE_CACHE_DIR": str(tmp_path), "CC": "no-such-compiler-here"}
     command = [sys.executable, "-m", "bftune.experiments.cli", "accelerate"]
