@@ -52,9 +52,11 @@ def report_only(target: str | None) -> Path:
     load_meta(out)  # a campaign directory, or one clear line
     with DirectoryLock(out):
         try:
-            return publish(out, tables=False)
+            path = publish(out, tables=False)
         except OSError as exc:
             raise CampaignError(f"{exc.filename or out}: cannot write it ({exc.strerror or exc})") from None
+    assert path is not None, "publish writes the report unless told not to"
+    return path
 
 
 def main(args: argparse.Namespace) -> int:

@@ -83,6 +83,7 @@ def _worker_init(stop: Connection, started) -> None:
 
 def _start(fn: Callable, item: Any) -> Any:
     """In a worker: say that the run has started, then run it."""
+    assert _started is not None, "_start runs in a pool's worker, which _initialize set up"
     _started.value = 1
     return fn(item)
 

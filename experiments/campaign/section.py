@@ -53,12 +53,17 @@ class Section:
             raise self.error(key, f"{v!r} is not one of {', '.join(choices)}")
         return v
 
+    def optional_integer(self, key: str, minimum: int | None = None, maximum: int | None = None,
+                         why: str = "") -> int | None:
+        """:meth:`integer`, or None when the key is absent (or null)."""
+        if self.data.get(key) is None:
+            return None
+        return self.integer(key, REQUIRED, minimum, maximum, why)
+
     def integer(self, key: str, default: Any = REQUIRED, minimum: int | None = None,
-                maximum: int | None = None, why: str = "") -> int | None:
+                maximum: int | None = None, why: str = "") -> int:
         """An integer in [minimum, maximum]; ``why`` explains the maximum in the error."""
         v = self.get(key, default)
-        if v is None and default is None:
-            return None
         if isinstance(v, bool) or not isinstance(v, int):
             raise self.error(key, f"expected an integer, got {v!r}")
         if minimum is not None and v < minimum:

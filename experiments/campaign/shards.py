@@ -70,7 +70,7 @@ class Shard:
         return chosen
 
     def describe(self) -> str:
-        ranges = []
+        ranges: list[list[int]] = []
         for part in sorted(self.parts):
             if ranges and ranges[-1][1] == part - 1:
                 ranges[-1][1] = part

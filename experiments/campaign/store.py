@@ -29,6 +29,7 @@ import json
 import os
 import socket
 from pathlib import Path
+from typing import TextIO
 
 import pandas as pd
 
@@ -75,7 +76,7 @@ class DirectoryLock:
 
     def __init__(self, out: Path) -> None:
         self.path = out / LOCK
-        self._fh = None
+        self._fh: TextIO | None = None
 
     def __enter__(self) -> DirectoryLock:
         try:

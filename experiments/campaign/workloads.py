@@ -68,7 +68,7 @@ def trace_label(trace: str) -> str:
 def workload_section(t: Section) -> dict:
     """The ``[workload]`` section of a single-trace campaign (offline, online)."""
     trace = t.string("trace")
-    procs = t.integer("procs", None, minimum=1, maximum=MAX_PROCS, why=PROCS_WHY)
+    procs = t.optional_integer("procs", minimum=1, maximum=MAX_PROCS, why=PROCS_WHY)
     wff = t.boolean("walltime_from_runtime", False)
     lenient = t.boolean("lenient", False)
     cleaning = cleaning_key(t, CLEANINGS[0])

@@ -225,7 +225,10 @@ def _acceptance(out: Path, scale: str, main: pd.DataFrame | None, quality: pd.Da
 
 
 def _accept_quality(out: Path, quality: pd.DataFrame | None, traces: list[str]) -> list[str]:
-    off, checked, better, worse = [], 0, set(), set()
+    off: list[str] = []
+    checked = 0
+    better: set[str] = set()
+    worse: set[str] = set()
     for t in traces:
         ours = _class_metrics(quality, t)
         if ours is None:
@@ -428,7 +431,10 @@ def _table7(main: pd.DataFrame | None, traces: list[str]) -> str:
 
 def _per_policy(main: pd.DataFrame | None, traces: list[str]) -> str:
     rows = []
-    worse, cc_below, guard_helps, guard_hurts = [], [], [], []
+    worse: list[str] = []
+    cc_below: list[str] = []
+    guard_helps: list[str] = []
+    guard_hurts: list[str] = []
     policies = [] if main is None else [p for p in ("FCFS", "WFP3", "SPF", "SAF") if p in set(main["policy"])]
     for t in traces:
         for p in policies:

@@ -77,6 +77,7 @@ from __future__ import annotations
 import math
 from dataclasses import replace
 from functools import lru_cache
+from typing import Any
 
 import numpy as np
 
@@ -120,7 +121,7 @@ def variant_options(variant: str, policy: str, *, features: str, seed: int, thre
                     safeguard_period: str | None = None) -> dict:
     """The :class:`SchedulerConfig` options of one variant (``divider_window``, ``safeguard_period`` None: the
     default, left out, so that run ids stored before they existed hold)."""
-    options = {"policy": policy, "threshold": threshold, "reservation": reservation}
+    options: dict[str, Any] = {"policy": policy, "threshold": threshold, "reservation": reservation}
     if variant == "base":
         return options
     classifier = {"rf": "rf", "rf-no-safeguard": "rf"}.get(variant, variant)
@@ -268,7 +269,7 @@ def run(spec: RunSpec) -> dict:
     jobs["class"] = [ref.get(j) or "unlabelled" for j in jobs["job"]]
     origin = float(min(j.submit for j in trace.jobs))
     useful = float((jobs["runtime"] * jobs["procs"]).sum())
-    row = {key: summary.get(key) for key in ("jobs", "avg_bsld", "avg_wait", "max_wait", "max_bsld", "mwbs",
+    row: dict[str, Any] = {key: summary.get(key) for key in ("jobs", "avg_bsld", "avg_wait", "max_wait", "max_bsld", "mwbs",
                                              "utilization", "killed_jobs", "killed_runs", "wasted_work")}
     row["sum_bsld"] = float(math.fsum(jobs["bsld"].tolist()))
     row.update(run_row_bsld(df, tau))

@@ -143,7 +143,7 @@ def expand(t: Section, workload: dict, seed: int, tau: float) -> Expansion:
     ablation = t.boolean("clock_ablation", True)
     if not traces and not sequences:
         raise t.error("traces", "nothing to evaluate: give traces, or lublin_sequences > 0")
-    sources = []  # (scenario, source, path, label, backfilling modes)
+    sources: list[tuple[str, str, str | None, str, tuple[bool, ...]]] = []  # (scenario, source, path, label, backfilling modes)
     if sequences:
         sources.append(("lublin", f"lublin:{sequences}:{procs}:{lublin_seed}", None, f"lublin-{procs}", (False,)))
     seen: dict[str, str] = {}

@@ -43,8 +43,8 @@ class Expansion:
 #: ``expand(section, workload, seed, tau)``: the kind's ``[kind]`` section (a :class:`Section`), the
 #: ``[workload]`` settings (see ``single_trace``), the campaign seed and tau.
 Expand = Callable[[Section, dict, int, float], Expansion]
-#: ``run(spec)``: the payload of one run's record: ``{"summary": {...}, <table field>: [rows], ...}``.
-Run = Callable[[RunSpec], dict]
+#: ``run(spec[, shared replays])``: the payload of one run's record: ``{"summary": {...}, <table field>: [rows], ...}``.
+Run = Callable[..., dict]
 #: ``report(out_dir, meta, lines)``: append the kind's report sections (markdown lines), write its plots
 #: and summary files.
 Report = Callable[[Path, dict, list[str]], None]

@@ -30,6 +30,7 @@ Tables: ``weeks.csv`` (one row per run and week).
 from __future__ import annotations
 
 import math
+from typing import Sequence
 
 from bftune.experiments.campaign.kinds.kind import CampaignKind, Expansion, TableSpec, resampled_columns
 from bftune.experiments.campaign.limits import MAX_WEEKS, WEEKS_WHY
@@ -85,7 +86,7 @@ def expand(t: Section, workload: dict, seed: int, tau: float) -> Expansion:
     return Expansion(settings, specs, {k: v for k, v in workload.items() if k != "trace_path"})
 
 
-def week_metrics(runs: list, tau: float) -> dict:
+def week_metrics(runs: Sequence, tau: float) -> dict:
     """AvgWait, MaxWait, AVGbsld, total wait of one simulation's jobs (SPEC section 3).
 
     The same definitions as :func:`bftune.experiments.metrics.summarize`

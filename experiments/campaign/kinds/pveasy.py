@@ -128,7 +128,8 @@ def _procs(t: Section, n: int) -> list[int | None]:
 def expand(t: Section, workload: dict, seed: int, tau: float) -> Expansion:
     traces = t.strings("traces")
     procs = _procs(t, len(traces))
-    sources, labels_seen = [], {}
+    sources: list = []
+    labels_seen: dict[str, str] = {}
     for trace, m in zip(traces, procs):
         label = trace_label(trace)
         if label in labels_seen:
