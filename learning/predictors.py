@@ -19,6 +19,14 @@ too.  A running job past its prediction is expected to run to its walltime
   highest job number.  Batsim delivers the events of one instant in no fixed
   order (completions and submissions may even come in separate messages),
   so this is what makes a prediction the same on both backends.
+- ``avg2``: EASY++'s predictor (Tsafrir, Etsion and Feitelson, "Backfilling
+  using system-generated predictions rather than user runtime estimates",
+  IEEE TPDS 2007): the mean runtime of the user's last two finished runs
+  (one if the user has one), capped at this job's p~; p~ without history.
+  "Last" and "finished" as for ``last``.  EASY++ itself is ``--predictor avg2
+  --backfill SPF`` (shortest predicted job backfilled first); a job that
+  outlives its prediction is planned to its walltime, the simplest of the
+  paper's corrections.
 - ``exact``: the true runtime (clairvoyant upper bound).
 - ``virtual:X``: the study's "virtual" predictor p * (1 + U(-X, X)), 0 <= X < 1;
   its mean absolute relative error is about X/2.  U comes from a counter-based
@@ -172,8 +180,60 @@ class LastModel:
         return out
 
 
+class AverageOfTwo:
+    """The mean runtime of the user's last two finished runs, at most p~ (p~ without history): EASY++'s."""
+
+    name = "avg2"
+    clairvoyant = False
+
+    def __init__(self) -> None:
+        # user -> (instant of its latest ends, [(seq, runtime) ending then], the two latest (end, seq, runtime)
+        # before that instant).  Events come in time order, so only runs of the latest instant can end "now"
+        # and must be left out of a prediction made now; all of them are kept (one instant may end many).
+        self._users: dict[int, tuple[float, list[tuple[int, float]], list[tuple[float, int, float]]]] = {}
+        self.no_user = 0
+        self.no_history = 0
+        self.predicted = 0
+
+    def predict(self, seq: int, user: int, walltime: float, runtime: float, now: float) -> float:
+        if user < 0:
+            self.no_user += 1
+            return walltime
+        known = self._users.get(user)
+        runs: list[tuple[float, int, float]] = []
+        if known is not None:
+            instant, latest, before = known
+            runs = _two_latest(before, instant, latest) if instant < now else before
+        if not runs:
+            self.no_history += 1
+            return walltime
+        self.predicted += 1
+        return min(walltime, sum(r for _, _, r in runs) / len(runs))
+
+    def observe(self, seq: int, user: int, runtime: float, walltime: float, now: float) -> None:
+        if user < 0:
+            return
+        known = self._users.get(user)
+        if known is None:
+            self._users[user] = (now, [(seq, runtime)], [])
+        elif now > known[0]:
+            instant, latest, before = known
+            self._users[user] = (now, [(seq, runtime)], _two_latest(before, instant, latest))
+        else:  # the same instant (never earlier: events come in time order)
+            known[1].append((seq, runtime))
+
+    def report(self) -> dict:
+        return {"from_history": self.predicted, "no_history": self.no_history, "no_user_id": self.no_user}
+
+
+def _two_latest(before: list[tuple[float, int, float]], instant: float,
+                latest: list[tuple[int, float]]) -> list[tuple[float, int, float]]:
+    """The two latest of ``before`` and the runs ended at ``instant``, by (end, job number)."""
+    return sorted(before + [(instant, s, r) for s, r in latest])[-2:]
+
+
 #: Predictor names as users write them (``virtual`` takes its X after a colon).
-PREDICTORS: tuple[str, ...] = ("walltime", "last", "exact", "virtual:X")
+PREDICTORS: tuple[str, ...] = ("walltime", "last", "avg2", "exact", "virtual:X")
 
 
 def parse_predictor(text: str) -> str:
@@ -181,7 +241,7 @@ def parse_predictor(text: str) -> str:
     if not isinstance(text, str) or not text.strip():
         raise PredictorError(f"expected a predictor ({' | '.join(PREDICTORS)}), got {text!r}")
     name, sep, arg = text.strip().lower().partition(":")
-    if name in ("walltime", "last", "exact"):
+    if name in ("walltime", "last", "avg2", "exact"):
         if sep:
             raise PredictorError(f"predictor {name} takes no parameter, got {text!r}")
         return name
@@ -203,6 +263,8 @@ def make_predictor(spec: str, seed: int = 0) -> Predictor:
         return WalltimePredictor()
     if spec == "last":
         return LastModel()
+    if spec == "avg2":
+        return AverageOfTwo()
     if spec == "exact":
         return ExactPredictor()
     return VirtualPredictor(float(spec.partition(":")[2]), seed)

@@ -62,7 +62,7 @@ class SchedulerConfig:
     threshold: float = _default("threshold")  # Theta, seconds
     reservation: str = _default("reservation")
     backfill: bool = _default("backfill")  # False = strict order, no backfilling
-    predictor: str = _default("predictor")  # planning estimates: walltime | last | exact | virtual:X
+    predictor: str = _default("predictor")  # planning estimates: walltime | last | avg2 | exact | virtual:X
     kill_after: float | None = _default("kill_after")  # test option: kill each job once at this elapsed time
     fairness: bool = _default("fairness")  # also measure unfair delay and reservation violations (SPEC 3)
     seed: int = _default("seed")

@@ -283,7 +283,7 @@ _TABLE = (
            cli="--no-backfilling", cli_value=False, requires=(EASY,)),
     Option("predictor", predictor, "walltime",
            "runtime prediction EASY and PV-EASY plan with (the walltime stays the kill time): the user's "
-           "walltime, last (Last Model), exact (true runtime), virtual:X (p(1+U(-X,X)), X in [0, 1), seeded) "
+           "walltime, last (Last Model), avg2 (EASY++'s: mean of the user's last two runtimes), exact (true runtime), virtual:X (p(1+U(-X,X)), X in [0, 1), seeded) "
            f"({' | '.join(PREDICTORS)})",
            "scheduler", cli="--predictor", metavar="P", requires=(BACKFILLING, NO_CLASSIFIER)),
     Option("kill_after", optional(duration(infinite=False, positive=True)), None,

@@ -5,7 +5,11 @@ campaign; no ``[workload] trace``), every policy (FCFS, WFP3, SPF, SAF by
 default) and every variant: ``base`` (plain EASY(P)), ``rf`` (the online
 random forest, small queue first, with the safeguard), ``rf-no-safeguard``,
 ``class-clairvoyant`` (true class known, same safeguard) and
-``runtime-clairvoyant`` (p~ := p, one queue).  One run = one (trace, policy,
+``runtime-clairvoyant`` (p~ := p, one queue); and, on request only,
+``easy++`` (no classifier: Tsafrir et al.'s EASY++, the policy's EASY
+planning with EASY++'s runtime predictor - the mean of the user's last two
+runtimes - and backfilling the shortest prediction first: study 004's Table 7
+compares with it).  One run = one (trace, policy,
 variant) on the **whole trace, not resampled**, on its header's machine
 size; tau = 60 s by default (the classifier study's).  Every classified
 run's forest uses ``[campaign] seed`` itself as its seed (common random
@@ -46,7 +50,7 @@ Section ``[classification]`` (every key but traces optional)::
 
     traces = ["../shared/workloads/KTH-SP2-1996-2.1-cln.swf.gz", "synthetic:4500:64:1"]   # required
     policies = ["FCFS", "WFP3", "SPF", "SAF"]
-    variants = ["base", "rf", "rf-no-safeguard", "class-clairvoyant", "runtime-clairvoyant"]
+    variants = ["base", "rf", "rf-no-safeguard", "class-clairvoyant", "runtime-clairvoyant"]   # or "easy++"
     features = "weekly"        # or "live" (SPEC section 5)
     learning = "online"        # or "decoupled" (study 004's pipeline: bftune.learning.decoupled)
     threshold = "inf"          # Theta of EASY, wrapping the small-first queue (none by default)
@@ -98,7 +102,12 @@ from bftune.schedulers.options import OPTIONS
 from bftune.workloads.model import job_name, name_width
 
 POLICIES = ("FCFS", "WFP3", "SPF", "SAF")
-VARIANTS = ("base", "rf", "rf-no-safeguard", "class-clairvoyant", "runtime-clairvoyant")
+#: The variants with a classifier hook (the ``variants`` default is the base and these).
+CLASSIFIED = ("rf", "rf-no-safeguard", "class-clairvoyant", "runtime-clairvoyant")
+VARIANTS = ("base", *CLASSIFIED, "easy++")
+DEFAULT_VARIANTS = ("base", *CLASSIFIED)
+#: EASY++ (Tsafrir, Etsion and Feitelson 2007) as scheduler options: predictions, shortest one backfilled first.
+EASY_PLUS_PLUS = {"predictor": "avg2", "backfill_policy": "SPF"}
 KEYS = ("traces", "policies", "variants", "features", "learning", "threshold", "reservation", "preset",
         "divider_window", "safeguard_period")
 LABELS = ("trace", "policy", "variant", "baseline")
@@ -112,7 +121,7 @@ QUALITY_KEYS = ("n", "tp", "fp", "tn", "fn", "accuracy", "precision", "recall", 
 #: The variants a classifier key of the section means something to: every variant but the base, and only
 #: those with a safeguard for its period.  A section that sets a key none of its variants takes is refused.
 SAFEGUARDED = ("rf", "class-clairvoyant")
-KEY_VARIANTS = {"features": VARIANTS[1:], "learning": VARIANTS[1:], "divider_window": VARIANTS[1:],
+KEY_VARIANTS = {"features": CLASSIFIED, "learning": CLASSIFIED, "divider_window": CLASSIFIED,
                 "safeguard_period": SAFEGUARDED}
 
 
@@ -124,6 +133,8 @@ def variant_options(variant: str, policy: str, *, features: str, seed: int, thre
     options: dict[str, Any] = {"policy": policy, "threshold": threshold, "reservation": reservation}
     if variant == "base":
         return options
+    if variant == "easy++":
+        return {**options, **EASY_PLUS_PLUS}
     classifier = {"rf": "rf", "rf-no-safeguard": "rf"}.get(variant, variant)
     options.update(classifier=classifier, safeguard=variant != "rf-no-safeguard", features=features, seed=seed)
     if learning != "online":  # the default stays out of the options, so that run ids stored before it hold
@@ -149,7 +160,7 @@ def expand(t: Section, workload: dict, seed: int, tau: float) -> Expansion:
         labels_seen[label] = trace
         sources.append((trace, path, label))
     policies = t.option_list("policies", list(POLICIES), "policy")
-    variants = t.strings("variants", list(VARIANTS), choices=VARIANTS)
+    variants = t.strings("variants", list(DEFAULT_VARIANTS), choices=VARIANTS)
     for key, takers in KEY_VARIANTS.items():
         if key in t.data and not set(variants) & set(takers):
             raise t.error(key, f"applies to the variants {', '.join(takers)}; this section runs only "

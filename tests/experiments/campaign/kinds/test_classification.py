@@ -3,6 +3,7 @@ kills per variant, per-class AVGbsld over the same job sets, agreement with a di
 
 from __future__ import annotations
 
+import json
 import math
 from pathlib import Path
 
@@ -13,6 +14,7 @@ from bftune.experiments.campaign.paths import CONFIG_DIR
 from bftune.experiments.campaign.kinds.classification import CURVE_POINTS, curve, reference_classes
 from bftune.experiments.campaign.runner import run_campaign
 from bftune.experiments.campaign.specs import CampaignError
+from bftune.experiments.cli import main
 from locations import SHARED
 
 CONFIGS = CONFIG_DIR
@@ -198,6 +200,29 @@ def test_study_preset_campaign_runs_on_the_hand_made_trace(tmp_path):
     assert (runs["jobs"] == 240).all()  # the 60 overruns are kept (walltime 2 x runtime), not dropped
     quality = read(out, "classification.csv")
     assert list(quality[quality["scope"] == "overall"]["variant"]) == ["rf"]
+
+
+def test_easy_plus_plus_variant_is_the_simulators_easy_with_avg2_and_shortest_predicted_backfilling(tmp_path):
+    """Opt-in (not a default variant); the same run as ``bftune simulate --predictor avg2 --backfill SPF``."""
+    cfg = tmp_path / "c.toml"
+    cfg.write_text(HEAD + "tau = 60\n[classification]\ntraces = ['synthetic:1500:32:3']\npolicies = ['FCFS']\n"
+                   "variants = ['base', 'easy++']\n")
+    campaign = load_config(cfg)
+    assert [s.options for s in campaign.specs] == [
+        {"policy": "FCFS", "threshold": "inf", "reservation": "count"},
+        {"policy": "FCFS", "threshold": "inf", "reservation": "count", "predictor": "avg2", "backfill_policy": "SPF"}]
+    out = tmp_path / "out"
+    assert run_campaign(campaign, out, workers=1, progress=False).exit_code == 0
+    runs = read(out, "runs.csv").set_index("variant")
+    for variant, extra in (("base", []), ("easy++", ["--predictor", "avg2", "--backfill", "SPF"])):
+        assert main(["simulate", "--synthetic", "1500", "--procs", "32", "--seed", "3", "--tau", "60", *extra,
+                     "--out", str(tmp_path / variant)]) == 0
+        summary = json.loads((tmp_path / variant / "summary.json").read_text())
+        assert runs.loc[variant, "avg_bsld"] == pytest.approx(summary["avg_bsld"], rel=1e-12)
+    assert runs.loc["easy++", "avg_bsld"] != runs.loc["base", "avg_bsld"]
+    plain = tmp_path / "plain.toml"
+    plain.write_text(HEAD + OK_TRACE)
+    assert "easy++" not in load_config(plain).settings["variants"]
 
 
 @pytest.mark.skipif(not (SHARED / "KTH-SP2-1996-2.1-cln.swf.gz").exists(),
