@@ -228,7 +228,8 @@ def ctc430():
     {"scheduler": "pv-easy", "predictor": "virtual:0.4", "seed": 7},
     {"scheduler": "pv-easy", "policy": "SAF", "threshold": "20h", "predictor": "exact"},
     {"predictor": "last"},
-], ids=["PV-EASY-last", "PV-EASY-virtual40", "PV-EASY-SAF-20h-exact", "EASY-last"])
+    {"predictor": "avg2", "backfill_policy": "SPF"},
+], ids=["PV-EASY-last", "PV-EASY-virtual40", "PV-EASY-SAF-20h-exact", "EASY-last", "EASY++"])
 def test_pv_easy_compare_clean_on_ctc(ctc430, tmp_path, options):
     """Preemption inside real Batsim: every kill is acknowledged in a later message of the same
     instant, the head starts then, and both backends take the same decisions, kills and reruns
