@@ -37,6 +37,13 @@ Choices (SPEC section 5 leaves them open):
   (``zoneinfo``, so daylight saving time is honoured).  No start time: epoch 0.
   No timezone: UTC.  A timezone name ``zoneinfo`` does not know: UTC, and a
   warning in :attr:`Calendar.warnings` (so in the classifier's report).
+- **Which time zone database.**  The ``tzdata`` package's (a dependency), not
+  the system's: the archive traces name legacy zones (``US/Eastern``,
+  ``US/Pacific``) that some systems no longer install (Ubuntu 24.04 moved
+  them to ``tzdata-legacy``).  On such a machine the system's database made
+  CTC-SP2's and SDSC's calendar features UTC and changed the classifier's
+  results; the package gives every machine the same calendar.  The system's
+  database serves only when the package is missing or lacks the name.
 - **Submission day** of the (user, day) category is the *calendar date* in that
   clock (``date.toordinal()``), not the day of the week.
 - **"Previous finished jobs"** are ordered by the order in which they are
@@ -53,7 +60,9 @@ Choices (SPEC section 5 leaves them open):
 from __future__ import annotations
 
 import math
-from datetime import datetime, timedelta, timezone as dt_timezone
+import re
+from datetime import datetime, timedelta, timezone as dt_timezone, tzinfo
+from importlib import resources
 from typing import TYPE_CHECKING
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
@@ -77,6 +86,21 @@ FEATURE_NAMES: tuple[str, ...] = (
 N_FEATURES = len(FEATURE_NAMES)
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=dt_timezone.utc)
+#: An IANA zone name: path components of letters, digits, '_', '+' and '-' (no '..', no absolute path).
+_ZONE_NAME = re.compile(r"[A-Za-z0-9_+-]+(/[A-Za-z0-9_+-]+)*")
+
+
+def zone(name: str) -> tzinfo:
+    """The IANA zone ``name`` from the ``tzdata`` package, else from the system (module docstring, "Which time
+    zone database"); ZoneInfoNotFoundError or ValueError when neither knows it."""
+    if _ZONE_NAME.fullmatch(name):
+        try:
+            data = resources.files("tzdata").joinpath("zoneinfo", *name.split("/"))
+            with data.open("rb") as fh:
+                return ZoneInfo.from_file(fh, key=name)
+        except (ModuleNotFoundError, FileNotFoundError, IsADirectoryError, NotADirectoryError, ValueError):
+            pass
+    return ZoneInfo(name)
 
 
 class Calendar:
@@ -96,13 +120,14 @@ class Calendar:
         else:
             self.unix_start_time = unix_start_time
         name = (timezone or "").strip()
+        self.tz: tzinfo
         if not name:
             self.tz, self.tz_name = dt_timezone.utc, "UTC"
             if unix_start_time is not None:
                 self.warnings.append("no TimeZoneString: calendar features use UTC")
         else:
             try:
-                self.tz, self.tz_name = ZoneInfo(name), name
+                self.tz, self.tz_name = zone(name), name
             except (ZoneInfoNotFoundError, ValueError, OSError):
                 self.tz, self.tz_name = dt_timezone.utc, "UTC"
                 self.warnings.append(f"unknown timezone {name!r}: calendar features use UTC")

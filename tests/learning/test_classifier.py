@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import json
 import math
+import zoneinfo
+from datetime import datetime, timedelta
+from importlib import resources
 
 import numpy as np
 import pytest
@@ -66,6 +69,47 @@ def test_calendar_fallbacks():
     before = cal.fields(1296601200 - 1296571124 - 1)  # 2011-02-01 23:59:59 Paris
     after = cal.fields(1296601200 - 1296571124)  # 2011-02-02 00:00:00 Paris
     assert after[6] == before[6] + 1
+
+
+@pytest.fixture
+def no_system_zones():
+    """A machine whose system time zone database is empty (or, like Ubuntu 24.04, lacks the legacy names)."""
+    zoneinfo.reset_tzpath([])
+    zoneinfo.ZoneInfo.clear_cache()
+    yield
+    zoneinfo.reset_tzpath()
+    zoneinfo.ZoneInfo.clear_cache()
+
+
+def test_legacy_zone_names_of_the_archive_traces_do_not_depend_on_the_system(no_system_zones):
+    """CTC-SP2 says US/Eastern, the SDSC traces US/Pacific: with no system database the calendar is still theirs
+    (the tzdata package's): 1996-06-26 21:06 UTC is 17:06 EDT, a Wednesday."""
+    for name in ("US/Eastern", "America/New_York"):
+        cal = Calendar(835823160, name)
+        assert (cal.tz_name, cal.warnings) == (name, [])
+        assert cal.fields(0)[:4] == (17, 2, 26, 6)
+    assert Calendar(893466664, "US/Pacific").fields(0)[:3] == (18, 4, 24)  # 1998-04-25 01:11 UTC: Friday 18:11 PDT
+
+
+def test_the_calendar_reads_the_tzdata_package_before_the_system(tmp_path):
+    """A system database that differs (here a US/Eastern that is UTC) does not change the calendar."""
+    (tmp_path / "US").mkdir()
+    (tmp_path / "US" / "Eastern").write_bytes(resources.files("tzdata").joinpath("zoneinfo", "UTC").read_bytes())
+    zoneinfo.reset_tzpath([str(tmp_path)])
+    zoneinfo.ZoneInfo.clear_cache()
+    try:
+        system = zoneinfo.ZoneInfo.no_cache("US/Eastern")
+        assert datetime(1996, 6, 26, tzinfo=system).utcoffset() == timedelta(0)
+        assert Calendar(835823160, "US/Eastern").fields(0)[0] == 17  # EDT, from the package
+    finally:
+        zoneinfo.reset_tzpath()
+        zoneinfo.ZoneInfo.clear_cache()
+
+
+@pytest.mark.parametrize("name", ["../../etc/passwd", "/etc/localtime", "US/../US/Eastern", "Mars/Olympus_Mons"])
+def test_a_zone_name_that_is_no_iana_name_is_utc_with_a_warning(name):
+    cal = Calendar(0, name)
+    assert cal.tz_name == "UTC" and any("unknown timezone" in w for w in cal.warnings)
 
 
 # ------------------------------------------------------- divider and labels
