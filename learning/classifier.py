@@ -634,4 +634,5 @@ class RuntimeClassifier:
             },
             "weeks": weeks,
             "warnings": warnings,
+            "calendar_warnings": list(self.calendar.warnings),  # also in warnings; apart for the run tables
         }

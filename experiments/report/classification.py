@@ -117,6 +117,11 @@ def write(out: Path, meta: dict, lines: list[str]) -> None:
                  "policy: positive = better than plain EASY with that policy.\n")
     if summary["base_avg_bsld"].isna().any():
         lines.append("**Some runs have no stored `base` run of their trace and policy: no improvement for them.**\n")
+    if "calendar_warning" in runs.columns:
+        warned = runs[runs["calendar_warning"].notna() & (runs["calendar_warning"].astype(str) != "")]
+        for (trace, warning), g in warned.groupby(["trace", "calendar_warning"], sort=False):
+            lines.append(f"**Calendar features of {len(g)} run(s) on {trace}: {warning}** (learning/features.py, "
+                         "\"Clock\")\n")
 
     lines.append("## Final AVGbsld and relative improvement over base\n")
     lines.append("AVGbsld (relative improvement over base; the final cumulative bsld is AVGbsld x jobs).\n")

@@ -368,6 +368,9 @@ def _quality(cls_report: dict | None, config: SchedulerConfig, row: dict) -> lis
                         **{k: w["metrics"][k] for k in QUALITY_KEYS}, "model": w["model"]["kind"],
                         "train_size": w["model"]["train_size"]})
     row["accuracy"] = overall["accuracy"]
+    # the zone the calendar features used, and why if it is not the trace's (a machine without it: UTC)
+    row["calendar_zone"] = cls_report["config"]["timezone"]
+    row["calendar_warning"] = "; ".join(cls_report.get("calendar_warnings", []))
     return quality
 
 

@@ -202,6 +202,28 @@ def test_study_preset_campaign_runs_on_the_hand_made_trace(tmp_path):
     assert list(quality[quality["scope"] == "overall"]["variant"]) == ["rf"]
 
 
+def test_the_zone_of_the_calendar_features_is_in_runs_csv_and_a_fallback_is_said_in_the_report(tmp_path):
+    """A machine without the trace's time zone gives UTC calendar features: every run says which zone it used."""
+    swf = small_swf(tmp_path / "small.swf")
+    swf.write_text(swf.read_text().replace("; UnixStartTime: 0", "; UnixStartTime: 0\n; TimeZoneString: Mars/Olympus"))
+    cfg = tmp_path / "c.toml"
+    cfg.write_text(HEAD + f"[classification]\ntraces = ['{swf}']\npolicies = ['FCFS']\nvariants = ['base', 'rf']\n")
+    out = tmp_path / "out"
+    assert run_campaign(load_config(cfg), out, workers=1, progress=False).exit_code == 0
+    runs = read(out, "runs.csv").set_index("variant")
+    assert runs.loc["rf", "calendar_zone"] == "UTC"
+    assert "unknown timezone 'Mars/Olympus'" in runs.loc["rf", "calendar_warning"]
+    assert "**Calendar features of 1 run(s) on small: unknown timezone 'Mars/Olympus'" in (out / "report.md").read_text()
+    paris = tmp_path / "paris.swf"
+    paris.write_text(swf.read_text().replace("Mars/Olympus", "Europe/Paris"))
+    cfg.write_text(cfg.read_text().replace(str(swf), str(paris)))
+    out = tmp_path / "out2"
+    assert run_campaign(load_config(cfg), out, workers=1, progress=False).exit_code == 0
+    runs = read(out, "runs.csv").set_index("variant")
+    assert runs.loc["rf", "calendar_zone"] == "Europe/Paris"
+    assert "Calendar features of" not in (out / "report.md").read_text()
+
+
 def test_easy_plus_plus_variant_is_the_simulators_easy_with_avg2_and_shortest_predicted_backfilling(tmp_path):
     """Opt-in (not a default variant); the same run as ``bftune simulate --predictor avg2 --backfill SPF``."""
     cfg = tmp_path / "c.toml"
