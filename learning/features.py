@@ -110,9 +110,10 @@ class Calendar:
     the zone actually used.
     """
 
-    __slots__ = ("unix_start_time", "tz", "tz_name", "warnings", "_cache_key", "_cache_val")
+    __slots__ = ("unix_start_time", "tz", "tz_name", "warnings", "_cache_key", "_cache_val", "_args")
 
     def __init__(self, unix_start_time: int | float | None, timezone: str | None) -> None:
+        self._args = (unix_start_time, timezone)
         self.warnings: list[str] = []
         if unix_start_time is None:
             self.unix_start_time = 0
@@ -133,6 +134,10 @@ class Calendar:
                 self.warnings.append(f"unknown timezone {name!r}: calendar features use UTC")
         self._cache_key = None
         self._cache_val = None
+
+    def __reduce__(self) -> tuple:
+        """Pickled as its arguments: a zone read from the tzdata package's file does not pickle itself."""
+        return (Calendar, self._args)
 
     def fields(self, t: float) -> tuple[int, int, int, int, int, int, int]:
         """(hour, day_of_week, day_of_month, month, iso_week, quarter, day_ordinal) of trace time t.

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import copy
 import json
 import math
+import pickle
 import zoneinfo
 from datetime import datetime, timedelta
 from importlib import resources
@@ -104,6 +106,12 @@ def test_the_calendar_reads_the_tzdata_package_before_the_system(tmp_path):
     finally:
         zoneinfo.reset_tzpath()
         zoneinfo.ZoneInfo.clear_cache()
+
+
+def test_a_calendar_pickles_and_copies_as_the_same_calendar():
+    cal = Calendar(835823160, "US/Eastern")
+    for copied in (pickle.loads(pickle.dumps(cal)), copy.deepcopy(cal)):
+        assert (copied.tz_name, copied.warnings, copied.fields(3600.5)) == (cal.tz_name, [], cal.fields(3600.5))
 
 
 @pytest.mark.parametrize("name", ["../../etc/passwd", "/etc/localtime", "US/../US/Eastern", "Mars/Olympus_Mons"])
