@@ -41,6 +41,7 @@ queue's sorted indexes rely on.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -131,105 +132,114 @@ class VirtualPredictor:
         return {"x": self.x, "seed": self.seed}
 
 
-class LastModel:
-    """The user's last finished run's p/p~, times this job's p~ (p~ without history)."""
+class _LastFinished:
+    """One user's latest finished runs, as a prediction made at ``now`` may see them (the module docstring's
+    "last finished": ended strictly before ``now``, the latest end first, ties at one instant by the highest
+    job number), each with the value a predictor keeps of it.
 
-    name = "last"
-    clairvoyant = False
+    Events come in time order, so only the runs of the latest instant can end "now" and be invisible: all of
+    them are kept (one instant may end many runs), with the ``depth`` latest of the earlier instants.
+    """
+
+    __slots__ = ("depth", "instant", "at_instant", "before")
+
+    def __init__(self, depth: int) -> None:
+        self.depth = depth
+        self.instant = -math.inf
+        self.at_instant: list[tuple[int, float]] = []  # (job number, value) of the runs ended at ``instant``
+        self.before: list[tuple[float, int, float]] = []  # the latest (end, job number, value) before it
+
+    def add(self, now: float, seq: int, value: float) -> None:
+        if now > self.instant:
+            self.before = self._merged()
+            self.instant, self.at_instant = now, []
+        self.at_instant.append((seq, value))
+
+    def latest(self, now: float) -> list[float]:
+        """The values of the ``depth`` latest runs that ended before ``now``, latest last."""
+        runs = self._merged() if self.instant < now else self.before
+        return [value for _, _, value in runs]
+
+    def _merged(self) -> list[tuple[float, int, float]]:
+        ended = [(self.instant, seq, value) for seq, value in self.at_instant]
+        return sorted(self.before + ended)[-self.depth:]
+
+
+class _UserHistory:
+    """A predictor from each user's last finished runs; p~ without a user id or without history (counted)."""
+
+    name = ""
+    depth = 1
 
     def __init__(self) -> None:
-        # user -> [(end, seq, ratio) of the latest end, of the latest end before that]
-        self._last: dict[int, list[tuple[float, int, float] | None]] = {}
+        self._users: dict[int, _LastFinished] = {}
         self.no_user = 0  # predictions made for jobs without a user id (walltime used)
         self.no_history = 0  # predictions made for users with no finished run yet (walltime used)
         self.predicted = 0  # predictions from history
+
+    def value(self, runtime: float, walltime: float) -> float:
+        """What to keep of a finished run."""
+        raise NotImplementedError
+
+    def from_history(self, values: list[float], walltime: float) -> float:
+        """The prediction from the kept values (at least one)."""
+        raise NotImplementedError
 
     def predict(self, seq: int, user: int, walltime: float, runtime: float, now: float) -> float:
         if user < 0:
             self.no_user += 1
             return walltime
-        last = self._last.get(user)
-        known = None
-        if last is not None:
-            known = last[0] if last[0][0] < now else last[1]  # only runs that ended before now
-        if known is None:
+        history = self._users.get(user)
+        values = history.latest(now) if history is not None else []
+        if not values:
             self.no_history += 1
             return walltime
         self.predicted += 1
-        return walltime * known[2]
+        return self.from_history(values, walltime)
 
     def observe(self, seq: int, user: int, runtime: float, walltime: float, now: float) -> None:
         if user < 0 or walltime <= 0:
             return
-        entry = (now, seq, runtime / walltime)
-        last = self._last.get(user)
-        if last is None:
-            self._last[user] = [entry, None]
-        elif now > last[0][0]:
-            last[1] = last[0]
-            last[0] = entry
-        elif entry > last[0]:  # same instant: the highest job number wins, whatever the order of events
-            last[0] = entry
+        history = self._users.get(user)
+        if history is None:
+            history = self._users[user] = _LastFinished(self.depth)
+        history.add(now, seq, self.value(runtime, walltime))
 
     def report(self) -> dict:
-        out = {"from_history": self.predicted, "no_history": self.no_history, "no_user_id": self.no_user}
+        out: dict[str, int | str] = {"from_history": self.predicted, "no_history": self.no_history,
+                                     "no_user_id": self.no_user}
         if self.no_user and not self.predicted and not self.no_history:
-            out["note"] = "the workload has no user ids: Last Model fell back to walltimes for every job"
+            out["note"] = f"the workload has no user ids: {self.name} fell back to walltimes for every job"
         elif self.no_user:
             out["note"] = f"{self.no_user} predictions for jobs without a user id used the walltime"
         return out
 
 
-class AverageOfTwo:
+class LastModel(_UserHistory):
+    """The user's last finished run's p/p~, times this job's p~ (p~ without history)."""
+
+    name = "last"
+    clairvoyant = False
+
+    def value(self, runtime: float, walltime: float) -> float:
+        return runtime / walltime
+
+    def from_history(self, values: list[float], walltime: float) -> float:
+        return walltime * values[-1]
+
+
+class AverageOfTwo(_UserHistory):
     """The mean runtime of the user's last two finished runs, at most p~ (p~ without history): EASY++'s."""
 
     name = "avg2"
     clairvoyant = False
+    depth = 2
 
-    def __init__(self) -> None:
-        # user -> (instant of its latest ends, [(seq, runtime) ending then], the two latest (end, seq, runtime)
-        # before that instant).  Events come in time order, so only runs of the latest instant can end "now"
-        # and must be left out of a prediction made now; all of them are kept (one instant may end many).
-        self._users: dict[int, tuple[float, list[tuple[int, float]], list[tuple[float, int, float]]]] = {}
-        self.no_user = 0
-        self.no_history = 0
-        self.predicted = 0
+    def value(self, runtime: float, walltime: float) -> float:
+        return runtime
 
-    def predict(self, seq: int, user: int, walltime: float, runtime: float, now: float) -> float:
-        if user < 0:
-            self.no_user += 1
-            return walltime
-        known = self._users.get(user)
-        runs: list[tuple[float, int, float]] = []
-        if known is not None:
-            instant, latest, before = known
-            runs = _two_latest(before, instant, latest) if instant < now else before
-        if not runs:
-            self.no_history += 1
-            return walltime
-        self.predicted += 1
-        return min(walltime, sum(r for _, _, r in runs) / len(runs))
-
-    def observe(self, seq: int, user: int, runtime: float, walltime: float, now: float) -> None:
-        if user < 0:
-            return
-        known = self._users.get(user)
-        if known is None:
-            self._users[user] = (now, [(seq, runtime)], [])
-        elif now > known[0]:
-            instant, latest, before = known
-            self._users[user] = (now, [(seq, runtime)], _two_latest(before, instant, latest))
-        else:  # the same instant (never earlier: events come in time order)
-            known[1].append((seq, runtime))
-
-    def report(self) -> dict:
-        return {"from_history": self.predicted, "no_history": self.no_history, "no_user_id": self.no_user}
-
-
-def _two_latest(before: list[tuple[float, int, float]], instant: float,
-                latest: list[tuple[int, float]]) -> list[tuple[float, int, float]]:
-    """The two latest of ``before`` and the runs ended at ``instant``, by (end, job number)."""
-    return sorted(before + [(instant, s, r) for s, r in latest])[-2:]
+    def from_history(self, values: list[float], walltime: float) -> float:
+        return min(walltime, sum(values) / len(values))
 
 
 #: Predictor names as users write them (``virtual`` takes its X after a colon).

@@ -17,7 +17,8 @@ def test_avg2_is_the_mean_of_the_users_last_two_runtimes_capped_at_the_request()
     assert p.predict(5, user=7, walltime=200, runtime=0, now=1000) == 200  # never past the request
     assert p.predict(6, user=8, walltime=60, runtime=0, now=1000) == 60  # another user: no history
     assert p.predict(7, user=-1, walltime=90, runtime=0, now=1000) == 90  # no user id
-    assert p.report() == {"from_history": 3, "no_history": 2, "no_user_id": 1}
+    assert p.report() == {"from_history": 3, "no_history": 2, "no_user_id": 1,
+                          "note": "1 predictions for jobs without a user id used the walltime"}
 
 
 def test_avg2_ignores_runs_ending_at_the_prediction_instant_whatever_their_order():
