@@ -17,6 +17,11 @@ Worker processes and faults (issue 12):
   by the coordinator, stops every worker at once on an interrupt;
 - workers ignore SIGINT: Ctrl-C reaches the whole process group, and the
   coordinator alone decides (it keeps what is stored and stops the workers);
+- a worker that cannot hear the pipe is terminated: the watch thread needs
+  the GIL, which compiled code (``bftune accelerate``) or one long C call
+  holds for as long as it runs - a SIGTERM'd campaign once went on for 50 s
+  this way.  The coordinator gives the workers :data:`STOP_GRACE_S` to exit,
+  then terminates (and, failing that, kills) whichever is left;
 - one dead worker fails one run: each local process is its own
   one-process ``ProcessPoolExecutor``, and each holds at most one run at a
   time.  A ``ProcessPoolExecutor`` with N processes would, when one dies,
@@ -33,6 +38,7 @@ import multiprocessing
 import os
 import signal
 import threading
+import time
 from concurrent.futures import FIRST_COMPLETED, Executor, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
@@ -44,6 +50,9 @@ from bftune.experiments.campaign.specs import CampaignError
 
 #: Exit status of a worker that stopped because its coordinator died or told it to stop.
 WORKER_STOPPED = 75
+
+#: Seconds the workers have to exit on their own once told to stop, before they are terminated.
+STOP_GRACE_S = 2.0
 
 
 class InlineExecutor(Executor):
@@ -150,11 +159,36 @@ class ProcessPool(Executor):
 
     def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
         if not wait:
-            self._stop_writer.close()  # every worker exits now
+            self._stop_writer.close()  # every worker whose watch thread can run exits now
+            self._end_processes(STOP_GRACE_S)
         for pool, _ in self._pools:
             pool.shutdown(wait=True, cancel_futures=cancel_futures or not wait)
         self._stop_writer.close()
         self._stop_reader.close()
+
+    def _end_processes(self, grace: float) -> None:
+        """Wait up to ``grace`` seconds for the workers to exit, then terminate, then kill, those left.
+
+        ``ProcessPoolExecutor`` keeps its processes in ``_processes`` (Python
+        3.14 adds ``terminate_workers`` for this); without it the pools' own
+        shutdown still waits for the runs to end.
+        """
+        processes = [p for pool, _ in self._pools for p in (getattr(pool, "_processes", None) or {}).values()]
+        left = _wait_exited(processes, grace)
+        for end in ("terminate", "kill"):
+            for process in left:
+                getattr(process, end)()
+            left = _wait_exited(left, grace)
+
+
+def _wait_exited(processes: list, timeout: float) -> list:
+    """The processes still alive after waiting up to ``timeout`` seconds for all of them to exit."""
+    deadline = time.monotonic() + timeout
+    left = [p for p in processes if p.is_alive()]
+    while left and (remaining := deadline - time.monotonic()) > 0:
+        multiprocessing.connection.wait([p.sentinel for p in left], timeout=remaining)
+        left = [p for p in left if p.is_alive()]
+    return left
 
 
 @dataclass

@@ -12,3 +12,8 @@ def pid_after(item: dict) -> int:
     if item.get("crash"):
         os._exit(3)
     return os.getpid()
+
+
+def hold_gil(item: dict) -> int:
+    """Sum ``item["n"]`` integers in one C call, which holds the GIL throughout (as compiled code does)."""
+    return sum(range(item["n"]))

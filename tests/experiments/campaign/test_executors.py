@@ -69,6 +69,19 @@ def test_shutdown_without_waiting_stops_workers_at_once():
     assert future.done() and isinstance(future.exception(), BrokenProcessPool)
 
 
+def test_shutdown_without_waiting_ends_a_worker_that_holds_the_gil():
+    """The watch thread cannot run while a long C call holds the GIL; the worker is terminated after the grace."""
+    pool = ProcessPool(1)
+    future = pool.submit(campaign_support.hold_gil, {"n": 10**11})  # minutes of one C call
+    while not future.running():
+        time.sleep(0.01)
+    time.sleep(0.5)  # the worker is inside the call
+    [process] = pool._pools[0][0]._processes.values()
+    pool.shutdown(wait=False)
+    assert not process.is_alive() and process.exitcode == -signal.SIGTERM
+    assert future.done() and isinstance(future.exception(), BrokenProcessPool)
+
+
 def test_worker_counts_are_checked():
     assert check_workers(1) == 1
     for bad in (0, -1, 10**6):
