@@ -67,6 +67,8 @@ CONFIGS: dict[str, tuple[str, list[str], list[str] | None]] = {
     "fcfs": ("EASY-FCFS", [], ["oneshot", "{swf}", "wait", "--backfill=wait"]),
     "saf40": ("EASY(SAF, 40 h)", ["--policy", "SAF", "--threshold", "40h"],
               ["threshold", "{swf}", "--primary=laf", "--backfill=laf", "--threshold=144000"]),
+    "lexp40": ("EASY(LEXP, 40 h)", ["--policy", "LEXP", "--threshold", "40h"],  # a time-dependent order
+               ["threshold", "{swf}", "--primary=mexpfact", "--backfill=mexpfact", "--threshold=144000"]),
     "full": ("full-feedback selector, 1 week, 40 h",
              ["--selector", "full", "--period", "1w", "--threshold", "40h"],
              ["bandit-onpolicy", "{swf}", "--clairvoyant", "--period=604800", "--threshold=144000",

@@ -23,7 +23,7 @@ from typing import Callable, Iterable, Iterator
 
 from bftune.schedulers.core.durations import format_duration
 from bftune.schedulers.core.jobs import Job
-from bftune.schedulers.core.policies import FCFS, Policy, get_policy, key_function
+from bftune.schedulers.core.policies import FCFS, Policy, get_policy, key_function, sort_score
 from bftune.schedulers.core.sortedindex import IndexKey, SortedIndex
 
 
@@ -94,6 +94,10 @@ def _procs(job: Job) -> int:
     return job.procs
 
 
+def _qclass(job: Job) -> int:
+    return job.qclass
+
+
 class RankKey(IndexKey):
     """Picklable index key: a job's rank under a static order (``Order.rank`` at any time)."""
 
@@ -142,6 +146,13 @@ class WaitingQueue:
         self._index_of: dict[int, tuple[Order, SortedIndex[Job]]] = {}
         self._procs: dict[int, int] = {}  # procs -> number of waiting jobs asking that many
         self._min_procs = 0  # 0 = unknown, recompute on demand
+        # The last dynamic order sorted, when, and the queue's additions then: a pass walks the same order
+        # twice at one instant (primary, then backfill), and only removals (the jobs it started) come between.
+        self._added = 0
+        self._sorted_order: Order | None = None
+        self._sorted_at = math.nan
+        self._sorted_added = -1
+        self._sorted_jobs: list[Job] = []
 
     def __len__(self) -> int:
         return len(self.jobs)
@@ -154,6 +165,7 @@ class WaitingQueue:
             raise ValueError(f"job {job.id} is already waiting")
         self.jobs[job.id] = job
         self._fcfs.add(job)
+        self._added += 1
         q = job.procs
         self._procs[q] = self._procs.get(q, 0) + 1
         if self._min_procs and q < self._min_procs:
@@ -215,7 +227,7 @@ class WaitingQueue:
         # alone, with no generator to resume at every job (the usual pass under a threshold too).
         if order.threshold == math.inf or not now - self._fcfs.items[0].submit > order.threshold:
             if order.policy.dynamic:
-                return iter(self._sorted(order, now, self.jobs.values()))
+                return iter(self._dynamic(order, now))
             return iter(self._index(order).items)
         return self._iterate_threshold(order, now)
 
@@ -231,8 +243,9 @@ class WaitingQueue:
         if promoted == len(self.jobs):
             return
         if order.dynamic:
-            rest = [j for j in self.jobs.values() if not now - j.submit > threshold]
-            yield from self._sorted(order, now, rest)
+            for job in self._dynamic(order, now):
+                if not now - job.submit > threshold:
+                    yield job
         elif promoted == 0:
             yield from self._index(order)  # the usual case: nobody waited that long
         else:
@@ -240,10 +253,38 @@ class WaitingQueue:
                 if not now - job.submit > threshold:
                     yield job
 
+    def _dynamic(self, order: Order, now: float) -> list[Job]:
+        """Every waiting job in ``order``'s policy order at ``now`` (no threshold), sorted once per instant.
+
+        At the same instant and with no job added since, the last sort of the same order still holds
+        for the jobs left: removing jobs keeps the others in order.
+        """
+        last = self._sorted_order
+        if (last is not None and now == self._sorted_at and self._added == self._sorted_added
+                and (last is order or last == order)):
+            jobs = self.jobs
+            kept = [job for job in self._sorted_jobs if job.id in jobs]
+            if len(kept) != len(self._sorted_jobs):
+                self._sorted_jobs = kept
+            return kept
+        ranked = self._sorted(order, now, self._fcfs.items)
+        self._sorted_order, self._sorted_at, self._sorted_added, self._sorted_jobs = order, now, self._added, ranked
+        return ranked
+
     @staticmethod
-    def _sorted(order: Order, now: float, jobs: Iterable[Job]) -> list[Job]:
-        key = order.key
-        return sorted(jobs, key=lambda j: key(j, now))  # noqa: E731 - local, never pickled
+    def _sorted(order: Order, now: float, jobs: list[Job]) -> list[Job]:
+        """``jobs``, given in FCFS order, sorted by ``order.key`` at ``now``.
+
+        A stable sort by the policy's score alone (then by class, stably) leaves equal keys in FCFS
+        order, which is the key's tie rule (r, then seq, then id): the same order as sorting by the whole
+        key, without a tuple and two method calls per job (the sort was 85 % of an LEXP simulation).
+        """
+        score, descending = sort_score(order.policy)
+        scores = [score(job, now) for job in jobs]
+        ranked = [jobs[i] for i in sorted(range(len(jobs)), key=scores.__getitem__, reverse=descending)]
+        if order.by_class:
+            ranked.sort(key=_qclass)
+        return ranked
 
     def ordered(self, order: Order, now: float) -> list[Job]:
         return list(self.iterate(order, now))

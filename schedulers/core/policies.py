@@ -60,6 +60,19 @@ def key_function(policy: Policy) -> Score:
     return policy.score if isinstance(policy, FormulaPolicy) else policy.key
 
 
+def sort_score(policy: Policy) -> tuple[Score, bool]:
+    """``(score, descending)``: sorting by ``score`` (descending if so) is sorting by ``policy.key``.
+
+    An inverse sorts its base's score descending instead of calling a negation per job: a stable
+    sort, descending included, keeps equal scores in their given order, so the ties still follow the
+    order the jobs came in."""
+    descending = False
+    while isinstance(policy, Inverse):
+        policy = policy.base
+        descending = not descending
+    return key_function(policy), descending
+
+
 @dataclass(frozen=True)
 class Inverse:
     """The reverse order of another policy (same tie-breaks): LCFS from FCFS."""
