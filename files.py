@@ -53,12 +53,16 @@ import sys
 import tempfile
 from pathlib import Path
 from types import TracebackType
-from typing import Collection, Iterable, Mapping
+from typing import Collection, Iterable, Mapping, Union
 
 try:
     import fcntl
 except ImportError:  # pragma: no cover - not POSIX
     fcntl = None  # type: ignore[assignment]
+
+#: Files and their bytes, named by str, Path or any path-like (a mapping is invariant in its keys: a
+#: dict[Path, bytes] is not a Mapping[str | PathLike, bytes], hence one entry per kind of name).
+FileContents = Union[Mapping[str, bytes], Mapping[Path, bytes], Mapping[Union[str, os.PathLike[str]], bytes]]
 
 #: The file that says "bftune wrote this directory" (so it may be replaced as a whole).
 MARKER = ".bftune-result"
@@ -116,7 +120,7 @@ def atomic_write_text(path: str | os.PathLike[str], text: str, encoding: str = "
     return atomic_write_bytes(path, text.encode(encoding))
 
 
-def atomic_write_many(contents: Mapping[str | os.PathLike[str], bytes]) -> list[Path]:
+def atomic_write_many(contents: FileContents) -> list[Path]:
     """Write several files that belong together: all temporaries first, then the renames.
 
     A failure while writing any of them (a full disk, a kill) leaves every
@@ -124,8 +128,8 @@ def atomic_write_many(contents: Mapping[str | os.PathLike[str], bytes]) -> list[
     """
     staged: list[tuple[int, str, Path]] = []
     try:
-        for path, data in contents.items():
-            path = Path(path)
+        for name, data in contents.items():
+            path = Path(name)
             fd, tmp = _locked_temp_file(path.parent, path.name, ".tmp")
             staged.append((fd, tmp, path))
             try:

@@ -43,6 +43,7 @@ import dataclasses
 import math
 import sys
 from pathlib import Path
+from typing import cast
 
 import numpy as np
 
@@ -89,7 +90,7 @@ class _Config:
 
 
 def configured(options: dict, machine: type[MachineState] | None = None,
-               monitor: FairnessMonitor | None = None, adapt=None) -> SchedulerConfig | _Config:
+               monitor: FairnessMonitor | None = None, adapt=None) -> SchedulerConfig:
     """The configuration of ``options`` with the fairness monitor on, its machine state and monitor swapped.
 
     ``adapt(core)``, when given, changes the built core further (its algorithm) before anything runs.
@@ -109,7 +110,7 @@ def configured(options: dict, machine: type[MachineState] | None = None,
             adapt(core)
         return core
 
-    return _Config(config, build_with)
+    return cast(SchedulerConfig, _Config(config, build_with))  # a SchedulerConfig in all but its class
 
 
 def row(name: str, trace: Trace, options: dict, machine: type[MachineState] | None = None,
@@ -436,17 +437,22 @@ class VentureRest(PvEasy):
             core.start(job, ms.lowest(machine.free.intervals, job.procs), now, decisions)
 
 
-def venture_rest(rest: Order | str | None, extra: bool = False, kind: type[VentureRest] | None = None):
+@dataclasses.dataclass
+class VentureRestAdapter:
     """An ``adapt`` for :func:`configured`: PV-EASY with :class:`VentureRest` (``rest = "priority"``: the
-    priority order, as the study's step 3b); the algorithm built is appended to ``adapt.built``."""
+    priority order, as the study's step 3b); each algorithm built is appended to ``built``."""
 
-    def adapt(core) -> None:
+    rest: Order | str | None
+    extra: bool = False
+    kind: type[VentureRest] | None = None
+    built: list[VentureRest] = dataclasses.field(default_factory=list)
+
+    def __call__(self, core) -> None:
         priority = core.algorithm.priority
-        core.algorithm = (kind or VentureRest)(priority, priority if rest == "priority" else rest, extra)
-        adapt.built.append(core.algorithm)
-
-    adapt.built = []
-    return adapt
+        rest = priority if self.rest == "priority" else self.rest
+        assert not isinstance(rest, str), "an order, None, or the word priority"
+        core.algorithm = (self.kind or VentureRest)(priority, rest, self.extra)
+        self.built.append(core.algorithm)
 
 
 class WaitReasons(VentureRest):
@@ -484,9 +490,10 @@ def _reasons(ran: Trace) -> list[dict]:
                            for j in ran.jobs if j.runtime <= 600}
     out = []
     for predictor in ("last", "exact"):
-        adapt = venture_rest("priority", kind=WaitReasons)
+        adapt = VentureRestAdapter("priority", kind=WaitReasons)
         run_local(ran, configured({"scheduler": "pv-easy", "predictor": predictor}, adapt=adapt))
         algorithm = adapt.built[0]
+        assert isinstance(algorithm, WaitReasons)
         for group, counts in sorted(algorithm.reasons.items()):
             total = sum(counts.values())
             out.append({"run": f"PV-EASY {predictor}", "jobs": group, "job-passes waiting": total,
@@ -599,11 +606,11 @@ def mbs_gap_rows(ran: Trace) -> list[list[dict]]:
     for name, options, machine, adapt in (
             ("PV-EASY, requests as predictions", {"scheduler": "pv-easy", "predictor": "walltime"}, None, None),
             ("PV-EASY-Last, no walltime fallback", last, NeverRevised, None),
-            ("PV-EASY-Last, no step 3b", last, None, venture_rest(None)),
-            ("PV-EASY exact, no step 3b", exact_options, None, venture_rest(None)),
-            ("PV-EASY-Last, 3b shortest prediction first", last, None, venture_rest(_BY_ESTIMATE)),
-            ("PV-EASY-Last, 3a with EASY's extra processors", last, None, venture_rest(None, extra=True)),
-            ("PV-EASY-Last, 3a with extra processors, then 3b", last, None, venture_rest("priority", True)),
+            ("PV-EASY-Last, no step 3b", last, None, VentureRestAdapter(None)),
+            ("PV-EASY exact, no step 3b", exact_options, None, VentureRestAdapter(None)),
+            ("PV-EASY-Last, 3b shortest prediction first", last, None, VentureRestAdapter(_BY_ESTIMATE)),
+            ("PV-EASY-Last, 3a with EASY's extra processors", last, None, VentureRestAdapter(None, extra=True)),
+            ("PV-EASY-Last, 3a with extra processors, then 3b", last, None, VentureRestAdapter("priority", True)),
             ("EASY-Last", {"predictor": "last"}, None, None)):
         other = job_table(ran, options, machine, adapt)
         rows.append(_gap_row(f"every job, {name}", easy, other, everyone))

@@ -304,6 +304,7 @@ def _run_in(out: Path, shown: Path, trace: Trace, config: SchedulerConfig, exe: 
     }
     if driver.warnings:
         extra["warnings"] = list(driver.warnings)
+    assert driver.core is not None, "made at SIMULATION_BEGINS, which a finished run had"
     extra.update(driver.core.report())
     summary = build_summary(df, m, tau, config.to_dict(), trace.cleaning, workload_info(trace), extra)
     write_summary(summary, out)

@@ -86,9 +86,8 @@ def main(argv: list[str] | None = None) -> int:
             print(f"no trace {args.trace!r}", file=sys.stderr)
             return 2
         path = matches[0]
-    fallback = "runtime" if "lublin" in path.name else None
     t0 = time.perf_counter()
-    trace = read_swf(path, walltime_fallback=fallback)
+    trace = read_swf(path, walltime_fallback="runtime" if "lublin" in path.name else None)
     read_s = time.perf_counter() - t0
 
     options: dict = {"features": args.features, "seed": args.seed}

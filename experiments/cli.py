@@ -31,6 +31,7 @@ from bftune.schedulers.core.policies import REGISTRY, formula_of
 from bftune.workloads import limits
 from bftune.workloads.batsim_json import batsim_workload_text, read_batsim_workload
 from bftune.workloads.errors import WorkloadError
+from bftune.workloads.cleaning import WalltimeFallback
 from bftune.workloads.model import Trace
 from bftune.workloads.swf import CLEANINGS, read_swf
 from bftune.workloads.swf_write import write_swf
@@ -84,7 +85,7 @@ def check_arguments(args: argparse.Namespace) -> None:
 # --- shared option groups ------------------------------------------------------
 
 
-def _workload_options() -> argparse.ArgumentParser:
+def _workload_options() -> OneLineParser:
     p = OneLineParser(add_help=False)
     g = p.add_argument_group("workload")
     src = g.add_mutually_exclusive_group()
@@ -107,7 +108,7 @@ def _workload_options() -> argparse.ArgumentParser:
     return p
 
 
-def _scheduler_options() -> argparse.ArgumentParser:
+def _scheduler_options() -> OneLineParser:
     """Every scheduler option of the option table that has a flag, grouped by section.
 
     Defaults stay None here, so that an option is passed on only when given:
@@ -166,16 +167,14 @@ def tau_from_args(args: argparse.Namespace) -> float:
     return tau
 
 
-def load_trace(args: argparse.Namespace, required: bool = True) -> Trace | None:
+def load_trace(args: argparse.Namespace) -> Trace:
     """The workload named by --trace or --synthetic (cleaned, with its cleaning counts)."""
     if args.synthetic is not None:
         from bftune.workloads.synthetic import generate  # lazy: numpy (see cmd_simulate)
 
         return generate(args.synthetic, 256 if args.procs is None else args.procs, args.seed)
     if not args.trace:
-        if required:
-            raise UsageError("give a workload: --trace FILE or --synthetic N")
-        return None
+        raise UsageError("give a workload: --trace FILE or --synthetic N")
     return read_trace(args.trace, procs=args.procs, lenient=args.lenient,
                       walltime_from_runtime=args.walltime_from_runtime, cleaning=args.cleaning)
 
@@ -188,18 +187,18 @@ def read_trace(path: str, procs: int | None = None, lenient: bool = False, wallt
         raise WorkloadError(f"{p}: no such file")
     if procs is not None:
         limits.procs(procs, "--procs")
-    fallback = "runtime" if walltime_from_runtime else None
+    fallback: WalltimeFallback = "runtime" if walltime_from_runtime else None
     if p.suffix == ".json":
         if cleaning != "spec":
             raise UsageError(f"--cleaning {cleaning}: only for SWF traces (a Batsim workload is already converted)")
         trace = read_batsim_workload(p, walltime_fallback=fallback, lenient=lenient)
         if procs is not None and procs != trace.max_procs:
             kept = [j for j in trace.jobs if j.procs <= procs]
-            cleaning = dict(trace.cleaning)
-            cleaning["procs_gt_machine"] = cleaning.get("procs_gt_machine", 0) + len(trace.jobs) - len(kept)
+            counts = dict(trace.cleaning)
+            counts["procs_gt_machine"] = counts.get("procs_gt_machine", 0) + len(trace.jobs) - len(kept)
             if not kept:
                 raise WorkloadError(f"{p}: no job fits on {procs} processors")
-            trace = trace.with_jobs(kept, max_procs=procs, cleaning=cleaning)
+            trace = trace.with_jobs(kept, max_procs=procs, cleaning=counts)
         return trace
     return read_swf(p, max_procs=procs, lenient=lenient, walltime_fallback=fallback, cleaning=cleaning)
 

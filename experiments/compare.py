@@ -16,6 +16,7 @@ and the largest time difference.
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import pandas as pd
 
@@ -89,7 +90,7 @@ def diff_out_jobs(a: pd.DataFrame, b: pd.DataFrame, names: tuple[str, str] = ("l
     ordered = sorted(mismatched + only_a + only_b, key=lambda j: (earliest(j), j))
 
     def describe(job_id: str) -> dict:
-        entry = {"job_id": job_id, na: _row(fa, job_id), nb: _row(fb, job_id)}
+        entry: dict[str, Any] = {"job_id": job_id, na: _row(fa, job_id), nb: _row(fb, job_id)}
         if job_id in diffs.index:
             entry["fields"] = [f for f in fields if bool(diffs.at[job_id, f])]
         else:

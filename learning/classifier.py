@@ -120,7 +120,7 @@ classified or finished twice, time going backwards.
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -182,7 +182,7 @@ def forest_importances(trees: list[DecisionTreeClassifier]) -> np.ndarray:
     per_tree = [t.feature_importances_ for t in trees if t.tree_.node_count > 1]
     if not per_tree:
         return np.zeros(trees[0].n_features_in_ if trees else N_FEATURES)
-    mean = np.mean(per_tree, axis=0, dtype=np.float64)
+    mean = np.asarray(np.mean(per_tree, axis=0, dtype=np.float64))
     total = mean.sum()
     return mean / total if total > 0 else mean
 
@@ -368,9 +368,11 @@ class RuntimeClassifier:
             self._process_boundaries(now)
 
     def _process_boundaries(self, now: float) -> None:
+        origin = self._origin
+        assert origin is not None, "boundaries are set from the first submission"
         while True:
             k = self._next_k
-            boundary = self._origin + k * self.week
+            boundary = origin + k * self.week
             if boundary > now:
                 self._next_boundary = boundary
                 return
@@ -414,13 +416,14 @@ class RuntimeClassifier:
         model = self._model
         if model is None:
             prob = 0.0
-        elif model.__class__ is float:
+        elif isinstance(model, float):
             prob = model
         else:
             key = row.tobytes()
-            prob = self._cache.get(key)
-            if prob is None:
-                prob = self._cache[key] = model.proba(row)
+            cached = self._cache.get(key)
+            if cached is None:
+                cached = self._cache[key] = model.proba(row)
+            prob = cached
         small = prob >= 0.5
 
         self._index[job_id] = i
@@ -485,7 +488,8 @@ class RuntimeClassifier:
 
         n = len(self._train_rows)
         n_small = sum(self._train_y)
-        info = {"week": k, "train_size": n, "train_small": n_small, "retrain_seconds": 0.0, "importances": None}
+        info: dict[str, Any] = {"week": k, "train_size": n, "train_small": n_small, "retrain_seconds": 0.0,
+                                "importances": None}
         if not self.train:
             self._model = None
             info.update(kind="none", reason="training disabled (a clairvoyant baseline only needs the divider)")

@@ -89,7 +89,9 @@ class DecoupledClassifier(RuntimeClassifier):
                     if self._divider_at[i] is None:
                         self._divider_at[i] = own
             for i in range(first, last):
-                small = self._runtime[i] < self._divider_at[i]
+                divider = self._divider_at[i]
+                assert divider is not None, "set above, or when the week's divider was known"
+                small = self._runtime[i] < divider
                 self._state[i] = int(small)
                 self._train_rows.append(i)
                 self._train_y.append(int(small))

@@ -115,6 +115,7 @@ class Calendar:
     def __init__(self, unix_start_time: int | float | None, timezone: str | None) -> None:
         self._args = (unix_start_time, timezone)
         self.warnings: list[str] = []
+        self.unix_start_time: int | float
         if unix_start_time is None:
             self.unix_start_time = 0
             self.warnings.append("no UnixStartTime: calendar features count from epoch 0 (1970-01-01)")
@@ -132,8 +133,8 @@ class Calendar:
             except (ZoneInfoNotFoundError, ValueError, OSError):
                 self.tz, self.tz_name = dt_timezone.utc, "UTC"
                 self.warnings.append(f"unknown timezone {name!r}: calendar features use UTC")
-        self._cache_key = None
-        self._cache_val = None
+        self._cache_key: float | None = None
+        self._cache_val: tuple[int, int, int, int, int, int, int] = (0, 0, 0, 0, 0, 0, 0)
 
     def __reduce__(self) -> tuple:
         """Pickled as its arguments: a zone read from the tzdata package's file does not pickle itself."""
@@ -211,7 +212,7 @@ class FeatureExtractor:
         self.n_missing_walltime = 0
         self.n_missing_procs = 0
 
-    def row(self, user: int | None, procs: int, walltime: float, submit: float) -> tuple[list[float], tuple]:
+    def row(self, user: int | None, procs: int | float, walltime: float, submit: float) -> tuple[list[float], tuple]:
         if user is None or user < 0:
             user = NO_USER
             self.n_missing_user += 1

@@ -71,8 +71,12 @@ def uniform(seed: int, n: int) -> float:
 class Predictor(Protocol):
     """Predicts a job's runtime at submission; learns from finished runs."""
 
-    name: str
-    clairvoyant: bool  # needs the true runtime (the driver's oracle); others are given 0
+    # Read-only (a property or a plain attribute satisfies them): a virtual predictor's name is computed.
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def clairvoyant(self) -> bool: ...  # needs the true runtime (the driver's oracle); others are given 0
 
     def predict(self, seq: int, user: int, walltime: float, runtime: float, now: float) -> float: ...
 

@@ -39,6 +39,7 @@ from __future__ import annotations
 import math
 import sys
 import traceback
+from typing import Any
 
 import zmq
 from batsim import network
@@ -76,7 +77,7 @@ def _bind_localhost_by_default() -> None:
                              f"use -s tcp://0.0.0.0:{port} for that)\n")
         return original(handler)
 
-    bind._bftune = True
+    bind._bftune = True  # type: ignore[attr-defined]  # the mark that it is installed (see above)
     network.NetworkHandler.bind = bind
 
 
@@ -102,7 +103,7 @@ class BftuneEasy(BatsimScheduler):
         self.driver = BatsimDriver(self.config)
         _bind_localhost_by_default()
         self.connection: Connection | None = None
-        self._bs = None
+        self._bs: Any = None  # pybatsim's Batsim object (untyped)
         sys.stderr.write(f"{NAME}: {self.config.describe()} (bftune driver {_driver_module.__file__})\n")
 
     # pybatsim sets ``scheduler.bs`` before reading the first message.
@@ -128,8 +129,10 @@ class BftuneEasy(BatsimScheduler):
         batsim._read_bat_msg = self._exchange  # pybatsim's loop calls it once per message
 
     def _exchange(self) -> bool:
+        connection = self.connection
+        assert connection is not None, "pybatsim calls it after setting bs, which attaches the connection"
         try:
-            more = self.connection.exchange(self.driver)
+            more = connection.exchange(self.driver)
         except (ProtocolError, BatsimSetupError, BatsimConnectionError) as exc:
             self._close()
             _fail(str(exc))

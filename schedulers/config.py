@@ -176,9 +176,12 @@ class SchedulerConfig:
         if self.classifier is not None:
             # Only the learned variant needs a forest; the baselines need the divider alone.
             make = learner(self.learning)
-            window = {} if self.learning == "decoupled" else {"divider_window": self.divider_window}
-            clf = make(self.unix_start_time, self.timezone, features=self.features, seed=self.seed,
-                       train=self.classifier == "rf", **window)
+            train = self.classifier == "rf"
+            if self.learning == "decoupled":  # the study's divider: no window to choose
+                clf = make(self.unix_start_time, self.timezone, features=self.features, seed=self.seed, train=train)
+            else:
+                clf = make(self.unix_start_time, self.timezone, features=self.features, seed=self.seed, train=train,
+                           divider_window=self.divider_window)
             hooks.append(SmallFirst(self.classifier, clf, self.safeguard, self.safeguard_period))
         return hooks
 

@@ -29,7 +29,7 @@ from bftune.experiments import ablations_pveasy as a
 from bftune.workloads.synthetic import generate
 trace, options = generate(800, 32, seed=4), {"scheduler": "pv-easy", "predictor": "last"}
 print(a.row("never", trace, options, machine=a.NeverRevised)[0])
-print(a.row("rest", trace, options, adapt=a.venture_rest("priority", extra=True))[0])
+print(a.row("rest", trace, options, adapt=a.VentureRestAdapter("priority", extra=True))[0])
 """
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from locations import REPO
@@ -17,8 +18,8 @@ from locations import REPO
 SKIP = {".venv", ".git", "tests", "__pycache__", "build"}
 
 
-def modules() -> dict[str, object]:
-    out = {}
+def modules() -> dict[str, Path]:
+    out: dict[str, Path] = {}
     for path in sorted(REPO.rglob("*.py")):
         rel = path.relative_to(REPO)
         if SKIP & set(rel.parts) or not all(part.isidentifier() for part in rel.with_suffix("").parts):
@@ -55,7 +56,11 @@ def graph() -> dict[str, set[str]]:
 
 def cycles(edges: dict[str, set[str]]) -> list[list[str]]:
     """Strongly connected components with more than one module (Tarjan)."""
-    index, low, stack, on, out = {}, {}, [], set(), []
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on: set[str] = set()
+    out: list[list[str]] = []
 
     def visit(v: str) -> None:
         index[v] = low[v] = len(index)

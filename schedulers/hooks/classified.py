@@ -138,9 +138,10 @@ class SmallFirst(Hook):
 
     def _check_after(self, now: float) -> float:
         """The first check instant strictly after ``now``."""
-        period = self.check_period
-        k = int((now - self._origin) // period) + 1
-        return self._origin + k * period
+        period, origin = self.check_period, self._origin
+        assert period is not None and origin is not None, "checks are timed from the first submission"
+        k = int((now - origin) // period) + 1
+        return origin + k * period
 
     def _checked(self, core: Core, now: float) -> list[Job]:
         """At a check instant: the running small jobs that have run longer than the current divider."""

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Callable
+from typing import Any, Callable
 
 from bftune.learning.selectors import Observation, Selector
 from bftune.schedulers.core.engine import Core, Hook
@@ -119,7 +119,8 @@ class PolicySelection(Hook):
         self.index = index
         self.current = policy
         core.use_order(Order.of(policy, self.threshold))
-        entry = {"period": index, "start": self.origin + index * self.period, "policy": policy}
+        assert self.origin is not None, "periods start at the first submission"
+        entry: dict[str, Any] = {"period": index, "start": self.origin + index * self.period, "policy": policy}
         costs = self.selector.costs()
         if costs is not None:
             entry["costs"] = costs
@@ -141,7 +142,9 @@ class PolicySelection(Hook):
                           runtime=(s.end - s.start) if s.end < boundary else s.walltime, walltime=s.walltime)
                 for s in submitted
             ]
-            simulated = {p: self.replay(records, core.m, p) for p in self.selector.candidates}
+            replay = self.replay
+            assert replay is not None, "checked by __init__"
+            simulated = {p: replay(records, core.m, p) for p in self.selector.candidates}
         self._forget(start)
         return Observation(period=index, used=self.current, simulated=simulated, real_wait=real_wait,
                            finished=len(finished))

@@ -120,7 +120,7 @@ CONFIGS = {
 # EASY-FCFS there); a variant with only its jobs of at most 8192 processors on
 # an 8192-processor machine is heavily loaded (two thirds of the jobs wait,
 # some > 100 h) and gets every configuration.
-CASES = []
+CASES: list[tuple[str, int | None, str]] = []
 for _path in TRACES:
     if _path.name.startswith("CEA-Curie"):
         CASES.append((_path.name, None, "EASY-FCFS"))

@@ -18,7 +18,7 @@ def test_each_swapped_part_runs_and_is_the_one_used(trace):
     plain, _ = ablations.row("plain", trace, PV_LAST)
     never, _ = ablations.row("never revised", trace, PV_LAST, machine=ablations.NeverRevised)
     assert plain["jobs"] == never["jobs"] == len(trace.jobs)
-    rest = ablations.venture_rest("priority", extra=True)
+    rest = ablations.VentureRestAdapter("priority", extra=True)
     ventured, _ = ablations.row("venture rest", trace, PV_LAST, adapt=rest)
     assert [type(a) for a in rest.built] == [ablations.VentureRest]  # the algorithm that ran
     assert ventured["jobs"] == len(trace.jobs)

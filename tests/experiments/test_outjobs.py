@@ -48,7 +48,7 @@ def reference_row(r: Run, workload: str = "w0") -> str:
     start, end, sub = float(r.start), float(r.end), float(r.subtime)
     execution, turnaround = end - start, end - sub
     stretch = turnaround / execution if execution > 0 else math.nan
-    alloc = " ".join(f"{a}-{b}" if a != b else str(a) for a, b in r.alloc)
+    alloc = " ".join(f"{a}-{b}" if a != b else str(a) for a, b in r.alloc or ())
     return ",".join(head + [str(int(r.state == SUCCESS)), r.state] +
                     ["%.6f" % v for v in (start, execution, end, start - sub, turnaround, stretch)] +
                     [alloc, "-1.000000", meta])

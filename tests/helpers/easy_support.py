@@ -48,7 +48,7 @@ def starts_ends(result) -> dict:
 
 def machine_ids(alloc) -> list[int]:
     """Sorted machine ids from inclusive (a, b) intervals."""
-    ids = []
+    ids: list[int] = []
     for a, b in alloc:
         ids.extend(range(a, b + 1))
     return sorted(ids)

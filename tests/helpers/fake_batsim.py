@@ -100,7 +100,7 @@ class FakeBatsim:
                 kind, data = ev["type"], ev["data"]
                 if kind == "EXECUTE_JOB":
                     job = self.jobs[data["job_id"]]
-                    ids = []
+                    ids: list[int] = []
                     for part in data["alloc"].split():
                         a, _, b = part.partition("-")
                         ids.extend(range(int(a), int(b or a) + 1))

@@ -56,7 +56,7 @@ def make_trace() -> Trace:
     return Trace(jobs=[], max_procs=8, name="toy", header_lines=("; MaxProcs: 8",)).with_jobs(jobs)
 
 
-def origin_of(job: JobRecord) -> tuple[int, int]:
+def origin_of(job: JobRecord) -> tuple[int | float, int]:
     """(original week, user) of a copied job, from its runtime signature."""
     return job.runtime // 100 - 1, job.user
 

@@ -204,6 +204,14 @@ class BatsimDriver:
     def m(self) -> int:
         return self.core.m if self.core is not None else 0
 
+    @property
+    def _core(self) -> Core:
+        """The core, made at SIMULATION_BEGINS, which every other event follows (``_begin`` checks it)."""
+        core = self.core
+        if core is None:
+            raise ProtocolError("an event before SIMULATION_BEGINS")
+        return core
+
     def idle(self) -> bool:
         core = self.core
         return (core is None or (not core.queue.jobs and not core.machine.running and not core.killing)) \
@@ -235,17 +243,17 @@ class BatsimDriver:
             raise ProtocolError(f"Batsim message at now={now}: the first message must hold SIMULATION_BEGINS, got {kinds}")
         self.now = now
         out: list[Event] = []  # reruns' registrations, then the pass's rejects, starts, kills and wake-ups
-        for ev in batch.completed:
-            self._complete(ev, now, out)
-        for ev in batch.killed:
-            self._killed(ev, now)
+        for completed in batch.completed:
+            self._complete(completed, now, out)
+        for killed in batch.killed:
+            self._killed(killed, now)
         scheduling = bool(batch.completed or batch.killed or batch.calls)
-        for ev in sorted(batch.submitted, key=lambda e: (e.subtime, e.job_id)):
-            scheduling |= self._submit(ev, now)
+        for submitted in sorted(batch.submitted, key=lambda e: (e.subtime, e.job_id)):
+            scheduling |= self._submit(submitted, now)
         if batch.calls:
             self._calls = {t for t in self._calls if t > now}
-        for ev in batch.notifies:
-            self._notify(ev, now)
+        for notify in batch.notifies:
+            self._notify(notify, now)
         if scheduling and self.instant_barrier and self._instant_incomplete(now):
             # Batsim split this instant: more of its events will come in a following message at
             # the same now.  The pass waits for them, so that all events of the instant are
@@ -390,7 +398,7 @@ class BatsimDriver:
         """Apply a completion; the rerun the core queues for a killed run is registered in ``out``."""
         entry = self._entry(ev.job_id, "JOB_COMPLETED", now)
         job = entry.job
-        if entry.done or job.id not in self.core.machine.running:
+        if entry.done or job.id not in self._core.machine.running:
             where = "has already ended" if entry.done else "was never started"
             raise ProtocolError(f"Batsim message at now={now}: JOB_COMPLETED for job {ev.job_id!r}, which {where}")
         state = _END_STATES.get(ev.job_state)
@@ -401,7 +409,7 @@ class BatsimDriver:
         if ev.alloc and ev.alloc != expected and ProcSet.from_str(ev.alloc) != ProcSet(*(job.alloc or [])):
             raise ProtocolError(f"Batsim message at now={now}: JOB_COMPLETED for {ev.job_id!r} reports alloc "
                                 f"{ev.alloc!r}, but it was started on {expected!r}")
-        if state is not EndState.COMPLETED_KILLED and job.id in self.core.killing:
+        if state is not EndState.COMPLETED_KILLED and job.id in self._core.killing:
             self.warnings.append(f"job {ev.job_id} ended ({ev.job_state}) before its kill took effect; not requeued")
         entry.done = True
         rerun = self._end_run(entry, now, state)
@@ -416,7 +424,7 @@ class BatsimDriver:
             else:
                 del self._ends_at[entry.end_at]
             entry.end_at = None
-        rerun = self.core.end(entry.job.id, now, state)
+        rerun = self._core.end(entry.job.id, now, state)
         self.stats.completed += 1
         if state is EndState.COMPLETED_KILLED:
             self.stats.killed += 1
@@ -476,7 +484,7 @@ class BatsimDriver:
         self._jobs[job_id] = _Entry(job, workload, ev.profile_name, ev.job,
                                     self._profile_delay(workload, ev.profile_name, ev.profile))
         self._batsim_id[job.id] = job_id
-        if self.core.submit(job, now):  # one the core rejects is answered by the pass (REJECT_JOB)
+        if self._core.submit(job, now):  # one the core rejects is answered by the pass (REJECT_JOB)
             self.stats.submitted += 1
         return True
 
@@ -499,7 +507,7 @@ class BatsimDriver:
                                 "(external machine events are not supported: the machine is fixed)")
 
     def _decide(self, now: float, out: list[Event]) -> None:
-        decisions = self.core.decide(now)
+        decisions = self._core.decide(now)
         self.stats.passes += 1
         ids = self._batsim_id
         for reject in decisions.rejects:
@@ -532,7 +540,7 @@ class BatsimDriver:
 
     def _end(self, now: float) -> None:
         self.finished = True
-        core = self.core
+        core = self._core
         left = len(core.queue.jobs) + len(core.machine.running) + len(self._awaiting)
         if left:
             self.warnings.append(f"Batsim ended the simulation at t={now} with {len(core.queue.jobs)} jobs waiting, "

@@ -59,7 +59,7 @@ class FakeBatsim:
     """The Batsim side of the socket: a REQ socket that sends and waits for each reply."""
 
     def __init__(self, port: int, timeout_ms: int = 30000) -> None:
-        self.sock = zmq.Context.instance().socket(zmq.REQ)
+        self.sock: zmq.Socket = zmq.Context.instance().socket(zmq.REQ)
         self.sock.setsockopt(zmq.LINGER, 0)
         self.sock.setsockopt(zmq.RCVTIMEO, timeout_ms)
         self.sock.connect(f"tcp://127.0.0.1:{port}")

@@ -17,6 +17,7 @@
 from __future__ import annotations
 
 import json
+import math
 
 import fake_batsim
 import pytest
@@ -32,6 +33,7 @@ from batsim_messages import (
 from bftune.schedulers.config import SchedulerConfig
 from bftune.schedulers.core import machines as ms
 from bftune.schedulers.core.engine import Core, Hook
+from bftune.schedulers.core.ordering import Order
 from bftune.schedulers.drivers.batsim.driver import (
     BatsimDriver,
     BatsimSetupError,
@@ -92,6 +94,15 @@ class Scripted(Hook):
 
     def describe(self) -> str:
         return "scripted"
+
+    # The rest of the core's Algorithm protocol: a replay has no order of its own to change.
+    priority = Order.of("FCFS")
+
+    def use_order(self, order) -> None:
+        raise AssertionError("a scripted replay never switches orders")
+
+    def expected_start(self, core, head, now) -> float:
+        return math.inf
 
     def expect(self, recorded: dict) -> None:
         for event in recorded["events"]:
