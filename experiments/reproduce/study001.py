@@ -275,6 +275,7 @@ STUDY = Study(
                         "(8 min on one core): measured 4,100 CPU-seconds for SDSC-SP2 (42 min on the 2 cores of "
                         "the project machine), 8,400 for KTH-SP2, 11,700 for CTC-SP2 (those three before full "
                         "and noisy feedback shared their period replays, which saves about 27 %), 9,900 for "
-                        "SDSC-BLUE (mostly shared); CEA-Curie on the study's 80,640 processors: about 39,000 "
-                        "(33 CPU-seconds a run over its first 160 runs, compiled core), about 73,000 "
-                        "CPU-seconds for all five (about 10 h on 2 cores); use --dask"})
+                        "SDSC-BLUE (mostly shared); CEA-Curie on the study's 80,640 processors: about 28,500 "
+                        "(23.8 CPU-seconds a run over 438 runs, compiled core, after the faster sort of "
+                        "time-dependent orders; the four others were measured before it, so less now), about "
+                        "63,000 CPU-seconds for all five (about 9 h on 2 cores); use --dask"})
