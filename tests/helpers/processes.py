@@ -79,11 +79,13 @@ def wait_until(condition: Callable[[], object], timeout: float, what: str, inter
 
 
 def interruptible() -> None:
-    """``preexec_fn`` that lets Ctrl-C reach the child: SIGINT back to its default.
+    """``preexec_fn`` that lets Ctrl-C and a closed terminal reach the child: SIGINT and SIGHUP to their defaults.
 
     A test runner started in the background of a non-interactive shell (CI
     scripts, ``pytest &``) has SIGINT ignored, its children inherit that, and
     Python then installs no KeyboardInterrupt handler: a SIGINT test would
-    test nothing.
+    test nothing.  One started under ``nohup`` has SIGHUP ignored, which
+    bftune respects (the user asked for it), so a SIGHUP test would fail.
     """
     signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.signal(signal.SIGHUP, signal.SIG_DFL)
