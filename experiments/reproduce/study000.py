@@ -144,8 +144,9 @@ def _gaps() -> str:
     return """## Differences, and why
 
 - **CEA-Curie**: the shared file says MaxProcs 93,312; the study ran 80,640 processors (its Table 3), which
-  the paper campaign uses (jobs wider than that are dropped and counted). Its 3 months give only 13 weeks per
-  half to draw the 250 resampled weeks of each half from.
+  the paper campaign uses (jobs wider than that are dropped and counted). The shared file spans 36 whole
+  weeks (February to October 2012; the study's table lists 3 months beside the file's 312k jobs), so each
+  half has 18 weeks to draw its 250 resampled weeks from.
 - **Resampling**: same method, another random generator; with 250 weeks per half the means move by about a
   point between draws.
 - **Simulator**: tie rules (see Tables 1-2); the thresholded orders of ocst give a job above the threshold the
@@ -156,7 +157,6 @@ STUDY = Study(
     number="000", title="Tuning EASY-Backfilling queues", seed_file="000_d60d5c521d90969e.txt", plan=plan,
     report=report, extra=extra,
     durations={"quick": "KTH-SP2, 20 resampled weeks per half, plus Tables 1-2: about 5 min",
-               "paper": "5 traces x 100 runs x 250 weeks per half: KTH-SP2, SDSC-SP2, CTC-SP2 and SDSC-BLUE about "
-                        "3,400 CPU-seconds on a 16-core Xeon; CEA-Curie about 2,200 on the project machine "
-                        "(measured 2026-11-24, compiled core, 22 CPU-seconds a run): under an hour on 2 "
-                        "idle cores, about 7 min on 16"})
+               "paper": "5 traces x 100 runs x 250 weeks per half, measured on the project machine with the "
+                        "compiled core (2026-11-24): KTH-SP2, SDSC-SP2, CTC-SP2 and SDSC-BLUE about 630 "
+                        "CPU-seconds in all, CEA-Curie about 2,200 (22 a run): about 25 min on 2 idle cores"})
