@@ -264,6 +264,13 @@ def _gaps() -> str:
   ours are different draws; with fewer resamples (quick scale) expect several points of noise. The claims
   table's intervals show which comparisons our resamples settle: a claim on which ours and the study's
   disagree while its interval contains 0 is within our resampling noise.
+- **CEA-Curie** (run on the study's 80,640 processors; the file says 93,312): every reduction is 11 to 24
+  points smaller than the study's, and LQF and LAF lengthen waiting where the study has them shorten it.
+  Measured and ruled out (`experiments/REPRODUCTION.md`, study 001's CEA-Curie section): the machine size
+  (93,312 gives the same signs), the simulator (ocst on our resamples gives our signs), the policy names,
+  the job set (ocst accepts only SPEC-clean jobs) and the source span (resamples drawn from 3 months of the
+  file: LQF and LAF turn negative only with the lightest months, and SQF and SAF then fall further short).
+  The study's resampled traces remain; its workflow code was not found.
 - **Not compared**: ANL-Intrepid and Unilu-Gaia (no shared trace); the figures (shapes only)."""
 
 
@@ -272,10 +279,8 @@ STUDY = Study(
     seed_file="001_11d0b492e262f996.txt", plan=plan, report=report, extra=extra,
     durations={"quick": "KTH-SP2, 3 one-year resamples, plus the ocst evidence on one resample: about 5 min",
                "paper": "5 traces x 60 two-year resamples x 20 strategies, plus the ocst evidence on 3 traces "
-                        "(8 min on one core): measured 4,100 CPU-seconds for SDSC-SP2 (42 min on the 2 cores of "
-                        "the project machine), 8,400 for KTH-SP2, 11,700 for CTC-SP2 (those three before full "
-                        "and noisy feedback shared their period replays, which saves about 27 %), 9,900 for "
-                        "SDSC-BLUE (mostly shared); CEA-Curie on the study's 80,640 processors: about 28,500 "
-                        "(23.8 CPU-seconds a run over 438 runs, compiled core, after the faster sort of "
-                        "time-dependent orders; the four others were measured before it, so less now), about "
-                        "63,000 CPU-seconds for all five (about 9 h on 2 cores); use --dask"})
+                        "(8 min on one core); measured on the project machine with the compiled core "
+                        "(2026-11-24): 1,300 CPU-seconds for KTH-SP2, 3,200 for CTC-SP2, 1,000 for SDSC-SP2, "
+                        "3,100 for SDSC-BLUE (1 h 15 min for the four on 2 cores), CEA-Curie on the study's "
+                        "80,640 processors about 28,500 (23.8 a run): about 37,000 CPU-seconds for all five, "
+                        "about 5 h on 2 cores; use --dask"})
