@@ -689,7 +689,6 @@ STUDY = Study(
     durations={"quick": "KTH-SP2, FCFS and SPF: about 1.5 min on 2 cores",
                "paper": "3 traces x 4 policies x 5 variants, 2 large traces x 4 policies x 3 variants, 8 "
                         "ablation campaigns (FCFS on 3 traces, one also on SDSC-BLUE; the safeguard's timing on "
-                        "every trace x policy), EASY++ with FCFS on 4 traces x 3 job sets: 250 runs, about 5,700 "
-                        "CPU-seconds (the 64 runs added last measured on the project machine, the others on a "
-                        "16-core Xeon): about 8 min with --workers 16 there, 45 min on 2 idle cores of the project "
-                        "machine"})
+                        "every trace x policy), EASY++ with FCFS on 4 traces x 3 job sets: 250 runs, about 3,300 "
+                        "CPU-seconds on the project machine (2026-11-24, compiled core; the sum of the stored "
+                        "runs' cpu_s): about 30 min on 2 idle cores"})
