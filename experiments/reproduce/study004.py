@@ -689,6 +689,7 @@ STUDY = Study(
     durations={"quick": "KTH-SP2, FCFS and SPF: about 1.5 min on 2 cores",
                "paper": "3 traces x 4 policies x 5 variants, 2 large traces x 4 policies x 3 variants, 8 "
                         "ablation campaigns (FCFS on 3 traces, one also on SDSC-BLUE; the safeguard's timing on "
-                        "every trace x policy), EASY++ with FCFS on 4 traces x 3 job sets: 250 runs, about 3,300 "
-                        "CPU-seconds on the project machine (2026-11-24, compiled core; the sum of the stored "
-                        "runs' cpu_s): about 30 min on 2 idle cores"})
+                        "every trace x policy), EASY++ with FCFS on 4 traces x 3 job sets: 214 runs, 171 of them "
+                        "distinct (the ablations share base runs by id), about 3,200 CPU-seconds on the project "
+                        "machine (2026-11-24, compiled core; the stored runs' cpu_s, each distinct run once): "
+                        "about 30 min on 2 idle cores"})
