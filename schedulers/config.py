@@ -27,7 +27,7 @@ from bftune.schedulers.core.engine import Algorithm, Core, Hook
 from bftune.schedulers.core.ordering import Order
 from bftune.schedulers.core.pveasy import PvEasy
 from bftune.schedulers.drivers.local.simulator import PeriodReplay
-from bftune.schedulers.hooks.classified import SmallFirst
+from bftune.schedulers.hooks.classified import LEARNED, TWO_QUEUES, SmallFirst
 from bftune.schedulers.hooks.fairness import FairnessMonitor
 from bftune.schedulers.hooks.killing import KillOnceAfter
 from bftune.schedulers.hooks.prediction import Prediction
@@ -128,7 +128,7 @@ class SchedulerConfig:
 
     @property
     def by_class(self) -> bool:
-        return self.classifier in ("rf", "class-clairvoyant")
+        return self.classifier in TWO_QUEUES
 
     def orders(self) -> tuple[Order, Order]:
         primary = Order.of(self.policy, self.threshold, self.by_class)
@@ -176,7 +176,7 @@ class SchedulerConfig:
         if self.classifier is not None:
             # Only the learned variant needs a forest; the baselines need the divider alone.
             make = learner(self.learning)
-            train = self.classifier == "rf"
+            train = self.classifier in LEARNED
             if self.learning == "decoupled":  # the study's divider: no window to choose
                 clf = make(self.unix_start_time, self.timezone, features=self.features, seed=self.seed, train=train)
             else:

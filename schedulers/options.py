@@ -312,7 +312,8 @@ _TABLE = (
            "noisy feedback: factors uniform in [1-x, 1+x], x in [0, 1)",
            "online policy selection", cli="--noise", metavar="X", requires=(SELECTOR,)),
     Option("classifier", optional(choice(CLASSIFIER_MODES)), None,
-           "small jobs first: rf (online random forest) or a clairvoyant baseline (SPEC 5)",
+           "small jobs first: rf (online random forest), a clairvoyant baseline (SPEC 5), or rf with its false "
+           "large or false small classes corrected from the true runtimes (what each kind of error costs)",
            "small/large classification", cli="--classifier", choices=CLASSIFIER_MODES, requires=(EASY,)),
     Option("safeguard", boolean, True, "kill small-queue jobs that run past the divider, requeue them as large",
            "small/large classification", cli="--no-safeguard", cli_value=False, requires=(CLASSIFIER,)),

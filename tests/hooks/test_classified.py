@@ -221,3 +221,34 @@ def test_baselines_train_no_forest_but_rf_does():
         kinds[mode] = {w["model"]["kind"] for w in summary["classification"]["weeks"] if w.get("model")}
     assert "forest" in kinds["rf"]
     assert kinds["class-clairvoyant"] <= {"none"}
+
+
+@pytest.mark.parametrize("mode, expected", [
+    # m=1, divider 100.  Job 1 (large, truly large) runs 0..100.  Waiting at 100: job 2 (r 10, p 300), which
+    # the forest calls small - a false small - and job 3 (r 20, p 50), which it calls large - a false large.
+    ("rf", {"0000002": (100.0, 200.0, KILLED, 10.0), "0000002#1": (200.0, 500.0, OK, 200.0),
+            "0000003": (500.0, 550.0, OK, 20.0)}),
+    # the false large corrected: job 3 joins job 2 in the small queue (FCFS inside it), job 2 is still killed
+    ("rf-no-false-large", {"0000002": (100.0, 200.0, KILLED, 10.0), "0000003": (200.0, 250.0, OK, 20.0),
+                           "0000002#1": (250.0, 550.0, OK, 200.0)}),
+    # the false small corrected: both large, FCFS, nothing killed
+    ("rf-no-false-small", {"0000002": (100.0, 400.0, OK, 10.0), "0000003": (400.0, 450.0, OK, 20.0)}),
+    # both corrected: the true classes
+    ("class-clairvoyant", {"0000003": (100.0, 150.0, OK, 20.0), "0000002": (150.0, 450.0, OK, 10.0)}),
+])
+def test_corrected_modes_fix_one_kind_of_error_each(mode, expected):
+    jobs = [JobRecord(1, 0, 1, 100, 1000), JobRecord(2, 10, 1, 300, 1000), JobRecord(3, 20, 1, 50, 1000)]
+    clf = Scripted(divider=100.0, small={"0000002"})
+    got = runs_of(simulate(jobs, 1, core_with(clf, 1, mode=mode)))
+    del got["0000001"]
+    assert got == expected
+
+
+def test_corrected_modes_use_two_queues_and_train_the_forest():
+    trace = generate(1500, 64, seed=5)
+    for mode in ("rf-no-false-large", "rf-no-false-small"):
+        cfg = SchedulerConfig.from_options({"policy": "FCFS", "classifier": mode, "seed": 2})
+        assert cfg.by_class
+        summary, _ = run_local(trace, cfg)
+        assert "forest" in {w["model"]["kind"] for w in summary["classification"]["weeks"] if w.get("model")}
+        assert "one kind of error corrected" in summary["classification"]["note"]

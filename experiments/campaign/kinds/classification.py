@@ -6,6 +6,9 @@ default) and every variant: ``base`` (plain EASY(P)), ``rf`` (the online
 random forest, small queue first, with the safeguard), ``rf-no-safeguard``,
 ``class-clairvoyant`` (true class known, same safeguard) and
 ``runtime-clairvoyant`` (p~ := p, one queue); and, on request only,
+``rf-no-false-large`` and ``rf-no-false-small`` (the forest's classes with
+one kind of its errors corrected from the true runtimes: what each kind of
+error costs, between ``rf`` and ``class-clairvoyant``), and
 ``easy++`` (no classifier: Tsafrir et al.'s EASY++, the policy's EASY
 planning with EASY++'s runtime predictor - the mean of the user's last two
 runtimes - and backfilling the shortest prediction first: study 004's Table 7
@@ -50,7 +53,7 @@ Section ``[classification]`` (every key but traces optional)::
 
     traces = ["../shared/workloads/KTH-SP2-1996-2.1-cln.swf.gz", "synthetic:4500:64:1"]   # required
     policies = ["FCFS", "WFP3", "SPF", "SAF"]
-    variants = ["base", "rf", "rf-no-safeguard", "class-clairvoyant", "runtime-clairvoyant"]   # or "easy++"
+    variants = ["base", "rf", "rf-no-safeguard", "class-clairvoyant", "runtime-clairvoyant"]   # or "easy++", "rf-no-false-large", "rf-no-false-small"
     features = "weekly"        # or "live" (SPEC section 5)
     learning = "online"        # or "decoupled" (study 004's pipeline: bftune.learning.decoupled)
     threshold = "inf"          # Theta of EASY, wrapping the small-first queue (none by default)
@@ -96,7 +99,7 @@ from bftune.learning.median import RollingMedian
 from bftune.schedulers.config import SchedulerConfig
 from bftune.schedulers.core.durations import format_duration
 from bftune.schedulers.drivers.local.simulator import simulate
-from bftune.schedulers.hooks.classified import SmallFirst
+from bftune.schedulers.hooks.classified import CORRECTED, SmallFirst
 from bftune.experiments.presets import PRESETS, Preset, get_preset
 from bftune.schedulers.options import OPTIONS
 from bftune.workloads.model import job_name, name_width
@@ -104,7 +107,9 @@ from bftune.workloads.model import job_name, name_width
 POLICIES = ("FCFS", "WFP3", "SPF", "SAF")
 #: The variants with a classifier hook (the ``variants`` default is the base and these).
 CLASSIFIED = ("rf", "rf-no-safeguard", "class-clairvoyant", "runtime-clairvoyant")
-VARIANTS = ("base", *CLASSIFIED, "easy++")
+#: On request: rf with one kind of error corrected by the oracle (the hook's modes of the same names).
+ERROR_ANALYSES = tuple(CORRECTED)
+VARIANTS = ("base", *CLASSIFIED, *ERROR_ANALYSES, "easy++")
 DEFAULT_VARIANTS = ("base", *CLASSIFIED)
 #: EASY++ (Tsafrir, Etsion and Feitelson 2007) as scheduler options: predictions, shortest one backfilled first.
 EASY_PLUS_PLUS = {"predictor": "avg2", "backfill_policy": "SPF"}
@@ -120,9 +125,9 @@ QUALITY_KEYS = ("n", "tp", "fp", "tn", "fn", "accuracy", "precision", "recall", 
 
 #: The variants a classifier key of the section means something to: every variant but the base, and only
 #: those with a safeguard for its period.  A section that sets a key none of its variants takes is refused.
-SAFEGUARDED = ("rf", "class-clairvoyant")
-KEY_VARIANTS = {"features": CLASSIFIED, "learning": CLASSIFIED, "divider_window": CLASSIFIED,
-                "safeguard_period": SAFEGUARDED}
+SAFEGUARDED = ("rf", "class-clairvoyant", *ERROR_ANALYSES)
+KEY_VARIANTS = {"features": CLASSIFIED + ERROR_ANALYSES, "learning": CLASSIFIED + ERROR_ANALYSES,
+                "divider_window": CLASSIFIED + ERROR_ANALYSES, "safeguard_period": SAFEGUARDED}
 
 
 def variant_options(variant: str, policy: str, *, features: str, seed: int, threshold: str,

@@ -69,7 +69,7 @@ BAD_CONFIGS = [
     (HEAD + OK_TRACE + "variants = ['base']\nfeatures = 'live'\n",
      "[classification] features: applies to the variants rf, rf-no-safeguard"),
     (HEAD + OK_TRACE + "variants = ['base', 'rf-no-safeguard', 'runtime-clairvoyant']\nsafeguard_period = '1w'\n",
-     "[classification] safeguard_period: applies to the variants rf, class-clairvoyant; this section runs only base"),
+     "[classification] safeguard_period: applies to the variants rf, class-clairvoyant, rf-no-false-large, rf-no-false-small; this section runs only base"),
     (HEAD + OK_TRACE + "preset = 'study004'\n", "[classification] traces: cleaning 'batsim-converter'"),
     ("[campaign]\nkind = 'online'\n[workload]\ntrace = 'synthetic:10:4'\n" + OK_TRACE, "[top level] classification"),
 ]
@@ -245,6 +245,28 @@ def test_easy_plus_plus_variant_is_the_simulators_easy_with_avg2_and_shortest_pr
     plain = tmp_path / "plain.toml"
     plain.write_text(HEAD + OK_TRACE)
     assert "easy++" not in load_config(plain).settings["variants"]
+
+
+def test_error_analysis_variants_sit_between_rf_and_class_clairvoyant(tmp_path):
+    """Opt-in: rf with its false large / false small classes corrected; same runs as `bftune simulate`."""
+    cfg = tmp_path / "c.toml"
+    cfg.write_text(HEAD + "tau = 60\nseed = 3\n[classification]\ntraces = ['synthetic:3000:32:3']\n"
+                   "policies = ['FCFS']\nvariants = ['base', 'rf', 'rf-no-false-large', 'rf-no-false-small', 'class-clairvoyant']\n")
+    campaign = load_config(cfg)
+    options = {s.labels["variant"]: s.options for s in campaign.specs}
+    assert options["rf-no-false-large"]["classifier"] == "rf-no-false-large"
+    assert options["rf-no-false-small"]["safeguard"] is True
+    out = tmp_path / "out"
+    assert run_campaign(campaign, out, workers=1, progress=False).exit_code == 0
+    runs = read(out, "runs.csv").set_index("variant")
+    assert main(["simulate", "--synthetic", "3000", "--procs", "32", "--seed", "3", "--tau", "60",
+                 "--classifier", "rf-no-false-small", "--out", str(tmp_path / "fs")]) == 0
+    summary = json.loads((tmp_path / "fs" / "summary.json").read_text())
+    assert runs.loc["rf-no-false-small", "avg_bsld"] == pytest.approx(summary["avg_bsld"], rel=1e-12)
+    # correcting the false small jobs leaves only the divider's drift to kill for, as with true classes
+    assert runs.loc["rf-no-false-small", "killed_jobs"] < runs.loc["rf", "killed_jobs"]
+    assert len({runs.loc[v, "avg_bsld"] for v in ("rf", "rf-no-false-large", "rf-no-false-small")}) == 3
+    assert set(read(out, "classification.csv")["variant"]) == {"rf"}
 
 
 @pytest.mark.skipif(not (SHARED / "KTH-SP2-1996-2.1-cln.swf.gz").exists(),
