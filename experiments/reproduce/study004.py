@@ -82,6 +82,10 @@ EASY_PLUS_PLUS = (
     ("easypp_keep_overruns", "overruns killed at walltime", 'cleaning = "keep-overruns"', 'preset = "study004"'),
     ("easypp_spec", "SPEC's job set", "", 'preset = "spec"'),
 )
+#: What each kind of classifier error costs in Table 7's cells: rf with its false large, or its false small, classes
+#: corrected from the true runtimes (the preset's runs; base, rf and class-clairvoyant are the main campaigns').
+ERROR_KINDS = "error_kinds"
+ERROR_VARIANTS = ("rf-no-false-small", "rf-no-false-large")
 
 
 def _config(name: str, traces, policies, variants, workload: str = "", classification: str = "") -> str:
@@ -110,6 +114,8 @@ def plan(scale: str) -> list[CampaignPlan]:
     for name, _, workload, classification in EASY_PLUS_PLUS:
         plans.append(CampaignPlan(name, _config(name, list(pub.TABLE7_EASY_PLUS_PLUS), ["FCFS"], ["base", "easy++"],
                                                 workload, classification)))
+    plans.append(CampaignPlan(ERROR_KINDS, _config(ERROR_KINDS, list(pub.TABLE7), ["FCFS", "SPF"],
+                                                   ["base", *ERROR_VARIANTS], "", 'preset = "study004"')))
     return plans
 
 
@@ -181,7 +187,8 @@ def report(out: Path, scale: str) -> str:
     quality = _both(_quality, out)
     traces = [t for t in TRACES if main is not None and t in set(main["trace"])]
     parts = [_intro(scale, traces), _acceptance(out, scale, main, quality, traces), _job_sets(),
-             _table56(quality, traces), _table7(main, traces), _easy_plus_plus(out, main), _per_policy(main, traces)]
+             _table56(quality, traces), _table7(main, traces), _error_costs(out, main, quality),
+             _easy_plus_plus(out, main), _per_policy(main, traces)]
     if scale == "paper":
         parts.append(_ablation(out))
     parts.append(_gaps(out))
@@ -283,6 +290,7 @@ def _accept_table7(out: Path, main: pd.DataFrame | None, traces: list[str]) -> l
     off: list[str] = []
     checked = 0
     recovered: list[float] = []
+    by_kind: list[tuple[float, float]] = []  # per cell out of tolerance: (false large corrected, false small corrected)
     beyond: list[float] = []
     beyond_traces: list[str] = []
     for t in traces:
@@ -294,6 +302,9 @@ def _accept_table7(out: Path, main: pd.DataFrame | None, traces: list[str]) -> l
             if abs(ours - theirs) > TABLE7_TOLERANCE:
                 off.append(f"{t} {policy}-CI {ours - theirs:+.1f}")
                 cc = _improvement(main, t, policy, "class-clairvoyant")
+                parts = _error_parts(out, main, t, policy)
+                if parts is not None:
+                    by_kind.append((parts[2] - parts[0], parts[1] - parts[0]))
                 if cc is not None:
                     recovered.append(cc - ours)
                     beyond.append(theirs - cc)
@@ -306,7 +317,10 @@ def _accept_table7(out: Path, main: pd.DataFrame | None, traces: list[str]) -> l
         easypp = [f"{t} {g:.1f} % against the study's {pub.TABLE7_EASY_PLUS_PLUS[t]} %" for t in beyond_traces
                   if t in gains and (g := gains[t][0]) is not None
                   and abs(g - pub.TABLE7_EASY_PLUS_PLUS[t]) > TABLE7_TOLERANCE]
-        why = (f"perfect classes (class-clairvoyant) recover {_span(recovered)} points of these; "
+        kinds = (f" (correcting only the false large classes: {_span(a for a, _ in by_kind)}; only the false small "
+                 f"ones: {_span(b for _, b in by_kind)}; section \"What the classifier's errors cost\")"
+                 if by_kind else "")
+        why = (f"perfect classes (class-clairvoyant) recover {_span(recovered)} points of these{kinds}; "
                + (f"the remaining {_span(rest)} points of {len(rest)} of them lie beyond even perfect classes and "
                   "no classifier setting tested accounts for them"
                   + (f"; there EASY++, which has no classifier, gains {'; '.join(easypp)} over EASY-FCFS "
@@ -451,6 +465,57 @@ def _table7(main: pd.DataFrame | None, traces: list[str]) -> str:
             "killed runs' rows). Last column: the class-clairvoyant baseline.\n\n"
             + table(["trace", "variant", "ours (%)", "theirs (%)", "diff", "rows incl. killed (%)",
                      "rows, reruns only (%)", "class-clairvoyant (%)"], rows))
+
+
+def _error_parts(out: Path, main: pd.DataFrame | None, t: str, policy: str) -> tuple | None:
+    """Table 7 cell (t, policy): improvements over EASY-FCFS of rf, rf-no-false-small, rf-no-false-large and
+    class-clairvoyant (None where the error campaign or a main run is not stored)."""
+    errors = _runs(out, ERROR_KINDS)
+    values = (_improvement(main, t, policy, "rf"), *(_improvement(errors, t, policy, v) for v in ERROR_VARIANTS),
+              _improvement(main, t, policy, "class-clairvoyant"))
+    return None if any(v is None for v in values) else values
+
+
+def _error_costs(out: Path, main: pd.DataFrame | None, quality: pd.DataFrame | None) -> str:
+    """Table 7's cells split by the kind of classifier error: what correcting each kind alone recovers."""
+    rows, large_first, fl_gaps = [], [], []
+    for t in pub.TABLE7:
+        metrics = _class_metrics(quality, t)
+        theirs56 = pub.standard_table5(t)
+        if metrics is not None and _error_parts(out, main, t, "FCFS") is not None:
+            fl_gaps.append(metrics["false_large_share"] - theirs56["false_large_share"])
+        for policy, theirs in zip(("FCFS", "SPF"), pub.TABLE7[t]):
+            parts = _error_parts(out, main, t, policy)
+            if parts is None:
+                continue
+            rf, no_fs, no_fl, cc = parts
+            if no_fl - rf > no_fs - rf:
+                large_first.append(f"{t} {policy}-CI")
+            rows.append([t, f"{policy}-CI", num(rf), num(no_fs), num(no_fl), num(cc), theirs,
+                         num(None if metrics is None else metrics["false_small_share"]), num(theirs56["false_small_share"]),
+                         num(None if metrics is None else metrics["false_large_share"]), num(theirs56["false_large_share"])])
+    head = ("## What the classifier's errors cost (Table 7)\n\n"
+            "`rf` with one kind of its errors corrected from the true runtimes (`rf-no-false-small`: a truly large "
+            "job the forest calls small goes large, so it is never killed; `rf-no-false-large`: a truly small job "
+            "it calls large goes small), each over EASY-FCFS like Table 7; correcting both is class-clairvoyant. "
+            "The error shares (% of all jobs, FCFS run; Table 6 in the standard reading) show how often each kind "
+            "occurs, here and in the study.\n\n")
+    if not rows:
+        return head + f"Not run at this scale (campaign `{ERROR_KINDS}`, paper scale)."
+    mostly_large = 2 * len(large_first) > len(rows)
+    reading = (f"Correcting the false large classes recovers more than correcting the false small ones in "
+               f"{len(large_first)} of {len(rows)} cells" + (f" ({', '.join(large_first)})" if large_first else "")
+               + (": the cost of our learned classifier lies mostly in the small jobs it sends to the large queue, "
+                  "not in the safeguard's kills." if mostly_large else
+                  ": the cost of our learned classifier lies mostly in the safeguard's kills of false small jobs."))
+    if mostly_large and fl_gaps:
+        reading += (f" Our false large share differs from the published one by {_span(fl_gaps)} points, so where "
+                    "the study's learned classifier comes closer to perfect classes than ours, its false large jobs "
+                    "cost less than ours: which jobs they were (how far below the divider, how short) the paper "
+                    "does not say.")
+    return (head + table(["trace", "variant", "rf (%)", "rf-no-false-small (%)", "rf-no-false-large (%)",
+                          "class-clairvoyant (%)", "theirs (%)", "FS/all ours", "FS/all theirs", "FL/all ours",
+                          "FL/all theirs"], rows) + "\n\n" + reading)
 
 
 def _easy_plus_plus_gains(out: Path) -> dict[str, list[float | None]]:
@@ -672,6 +737,11 @@ def _gaps(out: Path) -> str:
             "on the same base\", with two other job sets). Where ours and the study's differ by tens of points, "
             "the study's EASY-FCFS (or its EASY++) is not ours, and Table 7's improvements there are relative to a "
             "base we do not reproduce")
+    parts = [p for t in pub.TABLE7 for policy in ("FCFS", "SPF") if (p := _error_parts(out, main, t, policy))]
+    large = sum(no_fl - rf > no_fs - rf for rf, no_fs, no_fl, _ in parts)
+    kinds = (f" (in {large} of Table 7's {len(parts)} cells mostly its false large classes, small jobs sent to the "
+             "large queue, rather than the kills: section \"What the classifier's errors cost\")"
+             if parts and 2 * large > len(parts) else "")
     divider = _divider_effect(out)
     small = _small_jobs_example(out)
     weekly = _weekly_safeguard(out)
@@ -708,7 +778,7 @@ def _gaps(out: Path) -> str:
   {timing}. What made its kills cheaper is not in the paper, and its scheduler code
   (gitlab.inria.fr/szrigui/job_classification) could not be fetched.
 - **Remaining gap in Table 7.** The learned classifier's errors and kills cost the difference between `rf`
-  and class-clairvoyant; {remaining}: {base}.
+  and class-clairvoyant{kinds}; {remaining}: {base}.
 - **Divider.** {divider}
 - **Threshold.** Section 5.1 mentions a waiting-time threshold without a value; 20 h lowers every improvement
   (`abl_threshold_20h`), so the preset keeps SPEC's default (none).
@@ -722,7 +792,8 @@ STUDY = Study(
     durations={"quick": "KTH-SP2, FCFS and SPF: about 1.5 min on 2 cores",
                "paper": "3 traces x 4 policies x 5 variants, 2 large traces x 4 policies x 3 variants, 8 "
                         "ablation campaigns (FCFS on 3 traces, one also on SDSC-BLUE; the safeguard's timing on "
-                        "every trace x policy), EASY++ with FCFS on 4 traces x 3 job sets: 214 runs, 171 of them "
-                        "distinct (the ablations share base runs by id), about 3,200 CPU-seconds on the project "
-                        "machine (2026-11-24, compiled core; the stored runs' cpu_s, each distinct run once): "
-                        "about 30 min on 2 idle cores"})
+                        "every trace x policy), EASY++ with FCFS on 4 traces x 3 job sets, the two kinds of classifier "
+                        "error on Table 7's 4 traces x 2 policies: 238 runs, 187 of them distinct (the ablations "
+                        "share base runs by id), about 3,800 CPU-seconds on the project machine (2026-11-24, "
+                        "compiled core; the stored runs' cpu_s, each distinct run once): about 35 min on 2 idle "
+                        "cores"})

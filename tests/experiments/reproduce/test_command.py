@@ -366,3 +366,29 @@ def test_study004_ablation_table_names_each_trace_of_the_preset_once(tmp_path):
             break
         preset.append(cells[1])
     assert len(preset) == len(set(preset)) and "SDSC-BLUE" in preset and "HPC2N" in preset
+
+
+def test_study004_error_costs_split_table7_cells_by_the_kind_of_error(tmp_path):
+    _write_study004_runs(tmp_path)
+    main, quality = study004._runs(tmp_path, "main"), study004._quality(tmp_path, "main")
+    assert "Not run at this scale" in study004._error_costs(tmp_path, main, quality)
+    folder = tmp_path / "campaigns" / study004.ERROR_KINDS
+    folder.mkdir(parents=True)
+    # over EASY-FCFS (100): FCFS rf 50 %, no false small 52 %, no false large 58 %, class-clairvoyant 60 %;
+    # SPF rf 20 %, 25 %, 65 %, 70 %
+    (folder / "runs.csv").write_text(
+        "trace,policy,variant,status,avg_bsld,sum_bsld\n"
+        "KTH-SP2-1996-2.1-cln,FCFS,base,ok,10.0,100.0\n"
+        "KTH-SP2-1996-2.1-cln,FCFS,rf-no-false-small,ok,4.8,48.0\n"
+        "KTH-SP2-1996-2.1-cln,FCFS,rf-no-false-large,ok,4.2,42.0\n"
+        "KTH-SP2-1996-2.1-cln,SPF,rf-no-false-small,ok,7.5,75.0\n"
+        "KTH-SP2-1996-2.1-cln,SPF,rf-no-false-large,ok,3.5,35.0\n")
+    text = study004._error_costs(tmp_path, main, quality)
+    assert "| KTH-SP2 | FCFS-CI | 50.0 | 52.0 | 58.0 | 60.0 | 50 | 4.0 | 4.0 | 9.3 | 9.3 |" in text
+    assert "| KTH-SP2 | SPF-CI | 20.0 | 25.0 | 65.0 | 70.0 | 59 |" in text
+    assert ("recovers more than correcting the false small ones in 2 of 2 cells (KTH-SP2 FCFS-CI, KTH-SP2 SPF-CI): "
+            "the cost of our learned classifier lies mostly in the small jobs") in text
+    assert "differs from the published one by 0.0 points" in text
+    accept = study004._acceptance(tmp_path, "paper", main, quality, ["KTH-SP2"])
+    assert ("recover 50.0 points of these (correcting only the false large classes: 45.0; only the false small "
+            "ones: 5.0; section \"What the classifier's errors cost\")") in accept
