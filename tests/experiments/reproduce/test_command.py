@@ -392,3 +392,21 @@ def test_study004_error_costs_split_table7_cells_by_the_kind_of_error(tmp_path):
     accept = study004._acceptance(tmp_path, "paper", main, quality, ["KTH-SP2"])
     assert ("recover 50.0 points of these (correcting only the false large classes: 45.0; only the false small "
             "ones: 5.0; section \"What the classifier's errors cost\")") in accept
+
+
+def test_study004_size_classes_read_premature_jobs_by_either_request(tmp_path, monkeypatch):
+    """Runtimes 10, 40, 100, 200, each + 1 s in the converter's job set: divider 71.  Job 2 (p 41, request 50)
+    is non-premature by its request and premature by the converter's walltime max(50, 2 x 40) = 80."""
+    swf = tmp_path / "hand.swf"
+    fields = [(1, 0, 10, 1, 30), (2, 5, 40, 2, 50), (3, 10, 100, 1, 1000), (4, 15, 200, 1, 1000)]
+    swf.write_text("; MaxProcs: 4\n" + "".join(
+        f"{i} {r} 0 {p} {q} -1 -1 {q} {w} -1 1 1 1 -1 -1 -1 -1 -1\n" for i, r, p, q, w in fields))
+    monkeypatch.setattr(study004, "trace", lambda file: str(swf))
+    study004._size_classes.cache_clear()
+    try:
+        got = study004._size_classes("hand.swf")
+    finally:
+        study004._size_classes.cache_clear()
+    area = 11 + 82 + 101 + 201
+    assert got["user"] == pytest.approx((50.0, 0.0, 100 * 93 / area, 0.0))
+    assert got["converter"] == pytest.approx((25.0, 25.0, 100 * 11 / area, 100 * 82 / area))
