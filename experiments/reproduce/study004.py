@@ -141,6 +141,16 @@ def _runs(out: Path, name: str) -> pd.DataFrame | None:
     return df
 
 
+def _classes(out: Path, name: str) -> pd.DataFrame | None:
+    """AVGbsld per reference class (small / large) of campaign ``name``'s runs (its ``classes.csv``)."""
+    path = out / "campaigns" / name / "classes.csv"
+    if not path.exists():
+        return None
+    df = pd.read_csv(path)
+    df["trace"] = df["trace"].map(_short)
+    return df
+
+
 def _quality(out: Path, name: str) -> pd.DataFrame | None:
     path = out / "campaigns" / name / "classification.csv"
     if not path.exists():
@@ -175,7 +185,7 @@ def _job_set(file: str, cleaning: str) -> tuple[int, float, int]:
 
 
 @lru_cache(maxsize=None)
-def _size_classes(file: str) -> dict[str, tuple[float, float]]:
+def _size_classes(file: str) -> dict[str, tuple[float, float, float, float]]:
     """Tables 2-3's classes on the study's job set (the converter's), its one divider (the median runtime):
     small = p < divider; premature = small with a request above the divider.  Two readings of "request": the
     user's (the SWF record's, as `ran` keeps it) and the converter's walltime max(request, 2p).  Per reading:
@@ -210,7 +220,7 @@ def report(out: Path, scale: str) -> str:
     traces = [t for t in TRACES if main is not None and t in set(main["trace"])]
     parts = [_intro(scale, traces), _acceptance(out, scale, main, quality, traces), _job_sets(),
              _table56(quality, traces), _table7(main, traces), _error_costs(out, main, quality),
-             _easy_plus_plus(out, main), _per_policy(main, traces)]
+             _easy_plus_plus(out, main), _per_policy(main, traces, _both(_classes, out))]
     if scale == "paper":
         parts.append(_ablation(out))
     parts.append(_gaps(out))
@@ -627,7 +637,7 @@ def _easy_plus_plus_reading(all_gains: dict[str, list[float | None]]) -> str:
     return " ".join(text) or "No EASY++ run stored yet."
 
 
-def _per_policy(main: pd.DataFrame | None, traces: list[str]) -> str:
+def _per_policy(main: pd.DataFrame | None, traces: list[str], classes: pd.DataFrame | None = None) -> str:
     rows = []
     worse: list[str] = []
     cc_below: list[str] = []
@@ -657,7 +667,7 @@ def _per_policy(main: pd.DataFrame | None, traces: list[str]) -> str:
              "study reports it helping in almost every scenario (Section 6.4)." if guard_helps or guard_hurts else "")
     return ("## Improvement over the same base policy (Section 6.1, Figure 9)\n\n"
             f"Published (seven traces): {ranges}, and an improvement for every trace and policy. Ours: "
-            f"{verdict}; {cc_text}.{guard}{_section65(main)}{_restarted_share(main, traces)}\n\n"
+            f"{verdict}; {cc_text}.{guard}{_section65(main)}{_restarted_share(main, traces)}{_figure8(classes)}\n\n"
             + table(["trace", "policy", "base AVGbsld", "rf (%)", "rf-no-safeguard (%)", "class-clairvoyant (%)",
                      "runtime-clairvoyant (%)"], rows))
 
@@ -671,6 +681,27 @@ def _section65(main: pd.DataFrame | None) -> str:
         return ""
     return (" Section 6.5 gives class-clairvoyant over base SPF where perfect classes help least; ours: "
             + ", ".join(measured) + ".")
+
+
+def _figure8(classes: pd.DataFrame | None) -> str:
+    """Figure 8's caption: the small class gains "up to 55%", the large class "never" loses more than 15 %."""
+    if classes is None:
+        return ""
+    table_ = classes[classes["variant"].isin(["base", "rf"])].pivot_table(
+        index=["trace", "policy", "class"], columns="variant", values="avg_bsld")
+    if not {"base", "rf"} <= set(table_.columns):
+        return ""
+    change = (100 * (table_["base"] - table_["rf"]) / table_["base"]).dropna()
+    small = change.xs("small", level="class") if "small" in change.index.get_level_values("class") else None
+    large = change.xs("large", level="class") if "large" in change.index.get_level_values("class") else None
+    if small is None or large is None or small.empty or large.empty:
+        return ""
+    best, worst = small.idxmax(), large.idxmin()
+    return (" Figure 8 (per class): the small jobs' AVGbsld falls by up to 55 % and the large jobs' rises by at "
+            f"most 15 %; ours (`rf` against the base, the reference classes of `classes.csv`): the small jobs' by "
+            f"up to {small.max():.1f} % ({' '.join(best)}), and the large jobs' "
+            + (f"rises by at most {-large.min():.1f} % ({' '.join(worst)})." if large.min() < 0 else
+               "never rises."))
 
 
 def _restarted_share(main: pd.DataFrame | None, traces: list[str]) -> str:

@@ -410,3 +410,16 @@ def test_study004_size_classes_read_premature_jobs_by_either_request(tmp_path, m
     area = 11 + 82 + 101 + 201
     assert got["user"] == pytest.approx((50.0, 0.0, 100 * 93 / area, 0.0))
     assert got["converter"] == pytest.approx((25.0, 25.0, 100 * 11 / area, 100 * 82 / area))
+
+
+def test_study004_figure8_sets_the_class_extremes_beside_the_caption():
+    import pandas as pd
+    rows = [("KTH-SP2", "FCFS", "small", 50.0, 20.0), ("KTH-SP2", "FCFS", "large", 4.0, 3.0),
+            ("KTH-SP2", "SAF", "small", 20.0, 22.0), ("KTH-SP2", "SAF", "large", 2.0, 2.5)]
+    classes = pd.DataFrame([{"trace": t, "policy": p, "class": c, "variant": v, "avg_bsld": b}
+                            for t, p, c, base, rf in rows for v, b in (("base", base), ("rf", rf))])
+    text = study004._figure8(classes)
+    assert "the small jobs' by up to 60.0 % (KTH-SP2 FCFS), and the large jobs' rises by at most 25.0 % " \
+           "(KTH-SP2 SAF)." in text
+    assert study004._figure8(classes[classes["class"] == "small"]) == ""
+    assert study004._figure8(None) == ""
