@@ -13,13 +13,20 @@ Campaigns (``[campaign] kind = "classification"``, tau = 60 s, forest seed 1):
   with overruns killed at their walltime, the Batsim converter's job set with
   weekly features (also on SDSC-BLUE: ``ABLATION_EXTRA_TRACES``), the study's
   pipeline as its text describes it (``study004-text``), the preset with a
-  20 h threshold, and the preset with the text's weekly divider.
+  20 h threshold, the preset with the text's weekly divider, and the preset
+  with the safeguard checked at each week's end (every trace x policy).
+- ``easypp*`` (paper scale): EASY++ over EASY-FCFS on Table 7's traces under
+  three job sets, the check of the base that Table 7's first column allows.
+- ``error_kinds`` (paper scale): rf with its false large, or its false small,
+  classes corrected from the true runtimes, on Table 7's cells: what each
+  kind of classifier error costs.
 
-The report: job sets and dividers (Tables 1-2), classifier quality (Tables
-5-6, in the reading of :mod:`.published004`), improvements over EASY-FCFS
-(Table 7, with the three readings of the bsld of killed jobs), improvements
-per trace and policy (Section 6.1) with the class-clairvoyant check, the
-ablation, and what does not reproduce and why.
+The report: job sets, dividers and size classes (Tables 1-3), classifier
+quality (Tables 5-6, in the reading of :mod:`.published004`), improvements
+over EASY-FCFS (Table 7, with the three readings of the bsld of killed jobs),
+what each kind of error costs, EASY++, improvements per trace and policy
+(Section 6.1) with the class-clairvoyant check and the figures of Sections
+6.4-6.5 and Figure 8, the ablation, and what does not reproduce and why.
 """
 
 from __future__ import annotations
