@@ -423,3 +423,14 @@ def test_study004_figure8_sets_the_class_extremes_beside_the_caption():
            "(KTH-SP2 SAF)." in text
     assert study004._figure8(classes[classes["class"] == "small"]) == ""
     assert study004._figure8(None) == ""
+
+
+def test_study004_section65_compares_the_two_clairvoyant_baselines():
+    import pandas as pd
+    sums = {("SPF", "base"): 100.0, ("SPF", "class-clairvoyant"): 80.0, ("SPF", "runtime-clairvoyant"): 60.0,
+            ("SAF", "base"): 100.0, ("SAF", "class-clairvoyant"): 70.0, ("SAF", "runtime-clairvoyant"): 75.0}
+    main = pd.DataFrame([{"trace": "KTH-SP2", "policy": p, "variant": v, "sum_bsld": b} for (p, v), b in sums.items()])
+    text = study004._section65(main)
+    assert "KTH-SP2 20.0 % against 13 %" in text
+    assert ("in ours runtime-clairvoyant is ahead in 1 of 2 trace x policy, by -5.0 to 20.0 points (most on "
+            "KTH-SP2 SPF).") in text
