@@ -566,9 +566,10 @@ def _error_costs(out: Path, main: pd.DataFrame | None, quality: pd.DataFrame | N
             rf, no_fs, no_fl, cc = parts
             if no_fl - rf > no_fs - rf:
                 large_first.append(f"{t} {policy}-CI")
+            shares = [num(None if metrics is None else metrics[key]) for key in ("false_small_share",
+                                                                                  "false_large_share")]
             rows.append([t, f"{policy}-CI", num(rf), num(no_fs), num(no_fl), num(cc), theirs,
-                         num(None if metrics is None else metrics["false_small_share"]), num(theirs56["false_small_share"]),
-                         num(None if metrics is None else metrics["false_large_share"]), num(theirs56["false_large_share"])])
+                         shares[0], num(theirs56["false_small_share"]), shares[1], num(theirs56["false_large_share"])])
     head = ("## What the classifier's errors cost (Table 7)\n\n"
             "`rf` with one kind of its errors corrected from the true runtimes (`rf-no-false-small`: a truly large "
             "job the forest calls small goes large, so it is never killed; `rf-no-false-large`: a truly small job "

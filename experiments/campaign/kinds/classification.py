@@ -53,7 +53,8 @@ Section ``[classification]`` (every key but traces optional)::
 
     traces = ["../shared/workloads/KTH-SP2-1996-2.1-cln.swf.gz", "synthetic:4500:64:1"]   # required
     policies = ["FCFS", "WFP3", "SPF", "SAF"]
-    variants = ["base", "rf", "rf-no-safeguard", "class-clairvoyant", "runtime-clairvoyant"]   # or "easy++", "rf-no-false-large", "rf-no-false-small"
+    variants = ["base", "rf", "rf-no-safeguard", "class-clairvoyant", "runtime-clairvoyant"]
+                               # on request also "easy++", "rf-no-false-large", "rf-no-false-small"
     features = "weekly"        # or "live" (SPEC section 5)
     learning = "online"        # or "decoupled" (study 004's pipeline: bftune.learning.decoupled)
     threshold = "inf"          # Theta of EASY, wrapping the small-first queue (none by default)
