@@ -336,6 +336,7 @@ class RuntimeClassifier:
         self._pred: list[bool] = []
         self._prob: list[float] = []
         self._state: list[int] = []  # -2 not finished, -1 finished unlabelled, 0 large, 1 small
+        self._final_runtime: list[float] = []  # the final run's runtime, once finished (nan before)
 
         # Divider: runtimes of the jobs finished in (now - divider_window, now].
         self._divider = RollingMedian(self.divider_window)
@@ -435,6 +436,7 @@ class RuntimeClassifier:
         self._pred.append(small)
         self._prob.append(prob)
         self._state.append(_NOT_FINISHED)
+        self._final_runtime.append(np.nan)
         return small, prob
 
     def _classified_index(self, job_id: str) -> int:
@@ -457,6 +459,7 @@ class RuntimeClassifier:
             raise ValueError(f"finished() twice for job {job_id!r}")
         self._divider.add(self._now, runtime)
         self._finished_this_week += 1
+        self._final_runtime[i] = runtime
         d = self._divider_at[i]
         if d is None:
             self._state[i] = _UNLABELLED
@@ -543,6 +546,24 @@ class RuntimeClassifier:
             "finished": state != _NOT_FINISHED,
             "label": None if state < 0 else state,
         }
+
+    def _errors(self, state: np.ndarray, pred: np.ndarray) -> dict:
+        """Which jobs the classifier gets wrong, not only how many: the runtimes of its false large jobs
+        (truly small, predicted large: they wait in the large queue) and false small ones (truly large,
+        predicted small: the safeguard kills them), in seconds and as a share of the divider at their
+        classification.  Two classifiers with the same error rates cost a schedule very differently if one
+        errs on jobs of a few seconds and the other on jobs just under the divider."""
+        runtime = np.asarray(self._final_runtime, dtype=float)
+        divider = np.asarray([np.nan if d is None else d for d in self._divider_at], dtype=float)
+        out = {}
+        for name, mask in (("false_large", (state == 1) & ~pred), ("false_small", (state == 0) & pred)):
+            p, ratio = runtime[mask], runtime[mask] / divider[mask]
+            quartiles = ([float(v) for v in np.percentile(p, [25, 50, 75])] if len(p) else None)
+            out[name] = {"n": int(mask.sum()), "runtime_quartiles": quartiles,
+                         "runtime_over_divider_quartiles":
+                             [float(v) for v in np.percentile(ratio, [25, 50, 75])] if len(p) else None,
+                         "shorter_than_60s": float(np.mean(p < 60.0)) if len(p) else None}
+        return out
 
     def report(self) -> dict:
         """JSON-able summary: counts, metrics overall and per week, models, warnings."""
@@ -631,6 +652,7 @@ class RuntimeClassifier:
                                and "kept_from" not in mdl),
             },
             "overall": metrics(labelled),
+            "errors": self._errors(state, pred),
             "retrain_seconds": {
                 "max": max(fitted) if fitted else 0.0,
                 "mean": sum(fitted) / len(fitted) if fitted else 0.0,

@@ -63,6 +63,7 @@ class DecoupledClassifier(RuntimeClassifier):
             raise ValueError(f"decoupled learning needs the trace runtime of job {job_id!r} at its classification")
         result = super().classify(job_id, user, procs, walltime, submit, now)
         self._runtime.append(float(runtime))
+        self._final_runtime[-1] = float(runtime)  # the report's error analysis: known here from the trace
         self._done.append(False)
         return result
 

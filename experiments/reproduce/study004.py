@@ -518,8 +518,10 @@ def _class_metrics(quality: pd.DataFrame | None, t: str) -> dict | None:
         return None
     r = sel.iloc[0]
     n = float(r["n"])
+    errors = {key: (float(r[key]) if key in r.index and pd.notna(r[key]) else None)
+              for key in ("fl_median_over_divider", "fl_under_60s")}
     return {"accuracy": 100 * r["accuracy"], "precision": 100 * r["precision"], "recall": 100 * r["recall"],
-            "false_small_share": 100 * r["fp"] / n, "false_large_share": 100 * r["fn"] / n}
+            "false_small_share": 100 * r["fp"] / n, "false_large_share": 100 * r["fn"] / n, **errors}
 
 
 def _table7(main: pd.DataFrame | None, traces: list[str]) -> str:
@@ -554,11 +556,14 @@ def _error_parts(out: Path, main: pd.DataFrame | None, t: str, policy: str) -> t
 def _error_costs(out: Path, main: pd.DataFrame | None, quality: pd.DataFrame | None) -> str:
     """Table 7's cells split by the kind of classifier error: what correcting each kind alone recovers."""
     rows, large_first, fl_gaps = [], [], []
+    fl_jobs: list[tuple[float, float]] = []  # per trace: median runtime / divider, % under 60 s
     for t in pub.TABLE7:
         metrics = _class_metrics(quality, t)
         theirs56 = pub.standard_table5(t)
         if metrics is not None and _error_parts(out, main, t, "FCFS") is not None:
             fl_gaps.append(metrics["false_large_share"] - theirs56["false_large_share"])
+            if metrics.get("fl_median_over_divider") is not None and metrics.get("fl_under_60s") is not None:
+                fl_jobs.append((metrics["fl_median_over_divider"], 100 * metrics["fl_under_60s"]))
         for policy, theirs in zip(("FCFS", "SPF"), pub.TABLE7[t]):
             parts = _error_parts(out, main, t, policy)
             if parts is None:
@@ -568,14 +573,18 @@ def _error_costs(out: Path, main: pd.DataFrame | None, quality: pd.DataFrame | N
                 large_first.append(f"{t} {policy}-CI")
             shares = [num(None if metrics is None else metrics[key]) for key in ("false_small_share",
                                                                                   "false_large_share")]
+            which = _false_large_jobs(metrics)
             rows.append([t, f"{policy}-CI", num(rf), num(no_fs), num(no_fl), num(cc), theirs,
-                         shares[0], num(theirs56["false_small_share"]), shares[1], num(theirs56["false_large_share"])])
+                         shares[0], num(theirs56["false_small_share"]), shares[1], num(theirs56["false_large_share"]),
+                         *which])
     head = ("## What the classifier's errors cost (Table 7)\n\n"
             "`rf` with one kind of its errors corrected from the true runtimes (`rf-no-false-small`: a truly large "
             "job the forest calls small goes large, so it is never killed; `rf-no-false-large`: a truly small job "
             "it calls large goes small), each over EASY-FCFS like Table 7; correcting both is class-clairvoyant. "
             "The error shares (% of all jobs, FCFS run; Table 6 in the standard reading) show how often each kind "
-            "occurs, here and in the study.\n\n")
+            "occurs, here and in the study; the last two columns, which of our jobs are false large (the FCFS "
+            "run's median runtime of its false large jobs as a share of their divider, and how many of them ran "
+            "under 60 s, tau), the study does not give.\n\n")
     if not rows:
         return head + f"Not run at this scale (campaign `{ERROR_KINDS}`, paper scale)."
     mostly_large = 2 * len(large_first) > len(rows)
@@ -588,10 +597,22 @@ def _error_costs(out: Path, main: pd.DataFrame | None, quality: pd.DataFrame | N
         reading += (f" Our false large share differs from the published one by {_span(fl_gaps)} points, so where "
                     "the study's learned classifier comes closer to perfect classes than ours, its false large jobs "
                     "cost less than ours: which jobs they were (how far below the divider, how short) the paper "
-                    "does not say.")
+                    "does not say."
+                    + (f" Ours lie far below it (median runtime {min(r for r, _ in fl_jobs):.2f} to "
+                       f"{max(r for r, _ in fl_jobs):.2f} times the divider, "
+                       f"{_span(u for _, u in fl_jobs)} % of them under 60 s): short jobs, whose bounded slowdown "
+                       "grows fastest when they wait." if fl_jobs else ""))
     return (head + table(["trace", "variant", "rf (%)", "rf-no-false-small (%)", "rf-no-false-large (%)",
                           "class-clairvoyant (%)", "theirs (%)", "FS/all ours", "FS/all theirs", "FL/all ours",
-                          "FL/all theirs"], rows) + "\n\n" + reading)
+                          "FL/all theirs", "FL median p / divider", "FL under 60 s (%)"], rows) + "\n\n" + reading)
+
+
+def _false_large_jobs(metrics: dict | None) -> list[str]:
+    """The FCFS rf run's false large jobs: median runtime / divider, share under 60 s (%); '-' if not stored."""
+    if metrics is None:
+        return ["-", "-"]
+    ratio, short = metrics.get("fl_median_over_divider"), metrics.get("fl_under_60s")
+    return [num(ratio, 2), num(None if short is None else 100 * short)]
 
 
 def _easy_plus_plus_gains(out: Path) -> dict[str, list[float | None]]:

@@ -366,7 +366,7 @@ def _quality(cls_report: dict | None, config: SchedulerConfig, row: dict) -> lis
     quality = [{"scope": "overall", "week": None, "submitted": counts["classified"],
                 "evaluated": counts["evaluated"], "unlabelled": counts["unlabelled"],
                 "predicted_small": counts["predicted_small"], **{k: overall[k] for k in QUALITY_KEYS},
-                "model": "", "train_size": None}]
+                "model": "", "train_size": None, **_error_columns(cls_report.get("errors"))}]
     for w in cls_report["weeks"]:
         quality.append({"scope": "week", "week": w["week"], "submitted": w["submitted"],
                         "evaluated": w["evaluated"], "unlabelled": w["unlabelled"],
@@ -380,9 +380,26 @@ def _quality(cls_report: dict | None, config: SchedulerConfig, row: dict) -> lis
     return quality
 
 
+def _error_columns(errors: dict | None) -> dict:
+    """Which jobs were misclassified (overall rows only): the median runtime of the false large and false small
+    jobs, as a share of the divider at their classification, and the share of false large jobs under 60 s
+    (``RuntimeClassifier``'s ``errors``; the decoupled classifier reports none)."""
+    cells = dict.fromkeys(ERROR_COLUMNS)
+    for kind, prefix in (("false_large", "fl"), ("false_small", "fs")):
+        part = (errors or {}).get(kind) or {}
+        if part.get("runtime_quartiles"):
+            cells[f"{prefix}_median_runtime"] = part["runtime_quartiles"][1]
+            cells[f"{prefix}_median_over_divider"] = part["runtime_over_divider_quartiles"][1]
+    if ((errors or {}).get("false_large") or {}).get("shorter_than_60s") is not None:
+        cells["fl_under_60s"] = errors["false_large"]["shorter_than_60s"]
+    return cells
+
+
+ERROR_COLUMNS = ("fl_median_runtime", "fl_median_over_divider", "fl_under_60s", "fs_median_runtime",
+                 "fs_median_over_divider")
 _SHORT = ("trace", "policy", "variant")
 _QUALITY_COLUMNS = ("scope", "week", "submitted", "evaluated", "unlabelled", "predicted_small", *QUALITY_KEYS,
-                    "model", "train_size")
+                    "model", "train_size", *ERROR_COLUMNS)
 KIND = CampaignKind(
     name="classification", help="small/large runtime classification on whole traces", keys=KEYS, expand=expand,
     run=run, labels=LABELS, run_columns=whole_trace_columns,

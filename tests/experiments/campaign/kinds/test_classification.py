@@ -348,6 +348,9 @@ def test_tiny_campaign_end_to_end(tiny):
         o = overall.set_index("run_id").loc[run_id]
         assert g["n"].sum() == o["n"] and g["tp"].sum() == o["tp"] and g["fn"].sum() == o["fn"]
     assert weeks[weeks["week"] == 0]["model"].eq("none").all()  # the first week: no model yet
+    # which jobs were misclassified: false large ones ran less than their divider, false small ones at least it
+    assert (overall["fl_median_over_divider"] < 1).all() and (overall["fs_median_over_divider"] >= 1).all()
+    assert overall["fl_under_60s"].between(0, 1).all() and weeks["fl_median_runtime"].isna().all()
     summary = read(out, "summary_classification.csv")
     assert (summary[summary["variant"] == "base"]["rel_improvement"] == 0.0).all()
     r = summary.set_index(["policy", "variant"])
