@@ -385,13 +385,13 @@ def _error_columns(errors: dict | None) -> dict:
     jobs, as a share of the divider at their classification, and the share of false large jobs under 60 s
     (``RuntimeClassifier``'s ``errors``; the decoupled classifier reports none)."""
     cells = dict.fromkeys(ERROR_COLUMNS)
+    errors = errors or {}
     for kind, prefix in (("false_large", "fl"), ("false_small", "fs")):
-        part = (errors or {}).get(kind) or {}
+        part = errors.get(kind) or {}
         if part.get("runtime_quartiles"):
             cells[f"{prefix}_median_runtime"] = part["runtime_quartiles"][1]
             cells[f"{prefix}_median_over_divider"] = part["runtime_over_divider_quartiles"][1]
-    if ((errors or {}).get("false_large") or {}).get("shorter_than_60s") is not None:
-        cells["fl_under_60s"] = errors["false_large"]["shorter_than_60s"]
+    cells["fl_under_60s"] = (errors.get("false_large") or {}).get("shorter_than_60s")
     return cells
 
 
