@@ -27,30 +27,24 @@ over EASY-FCFS (Table 7, with the three readings of the bsld of killed jobs),
 what each kind of error costs, EASY++, improvements per trace and policy
 (Section 6.1) with the class-clairvoyant check and the figures of Sections
 6.4-6.5 and Figure 8, the ablation, and what does not reproduce and why.
+Tables 1-3 come from the traces (:mod:`.jobsets004`), Section 6's claims from
+:mod:`.claims004`; every part reads the stored runs through :mod:`.stored004`.
 """
 
 from __future__ import annotations
 
-import math
-import statistics
-from functools import lru_cache
-from operator import itemgetter
 from pathlib import Path
 
 import pandas as pd
 
+from bftune.experiments.reproduce import claims004 as claims
+from bftune.experiments.reproduce import jobsets004 as jobsets
 from bftune.experiments.reproduce import published004 as pub
+from bftune.experiments.reproduce import stored004 as stored
 from bftune.experiments.reproduce.markdown import diff, num, table
+from bftune.experiments.reproduce.stored004 import TRACES
 from bftune.experiments.reproduce.study import CampaignPlan, Study, toml_list, trace
-from bftune.workloads.swf import read_swf
 
-TRACES = {  # short name -> archive file
-    "CTC-SP2": "CTC-SP2-1996-3.1-cln.swf.gz",
-    "HPC2N": "HPC2N-2002-2.2-cln.swf.gz",
-    "KTH-SP2": "KTH-SP2-1996-2.1-cln.swf.gz",
-    "SDSC-BLUE": "SDSC-BLUE-2000-4.2-cln.swf.gz",
-    "SDSC-SP2": "SDSC-SP2-1998-4.2-cln.swf.gz",
-}
 ABLATION_TRACES = ("KTH-SP2", "CTC-SP2", "SDSC-SP2")
 #: Ablations run on more traces: the text's weekly features also on SDSC-BLUE, the one trace whose Tables 5-6
 #: gap is a classifier that errs *less* than the published one (freshness is the documented difference to test).
@@ -132,103 +126,16 @@ def ablation_traces(name: str) -> tuple[str, ...]:
     return ABLATION_TRACES + ABLATION_EXTRA_TRACES.get(name, ())
 
 
-# --- reading what is stored -------------------------------------------------------------------------
-
-
-def _short(label: str) -> str:
-    return next((s for s, f in TRACES.items() if f.startswith(label)), label)
-
-
-def _runs(out: Path, name: str) -> pd.DataFrame | None:
-    path = out / "campaigns" / name / "runs.csv"
-    if not path.exists():
-        return None
-    df = pd.read_csv(path)
-    df = df[df["status"] == "ok"] if "status" in df.columns else df
-    df["trace"] = df["trace"].map(_short)
-    return df
-
-
-def _classes(out: Path, name: str) -> pd.DataFrame | None:
-    """AVGbsld per reference class (small / large) of campaign ``name``'s runs (its ``classes.csv``)."""
-    path = out / "campaigns" / name / "classes.csv"
-    if not path.exists():
-        return None
-    df = pd.read_csv(path)
-    df["trace"] = df["trace"].map(_short)
-    return df
-
-
-def _quality(out: Path, name: str) -> pd.DataFrame | None:
-    path = out / "campaigns" / name / "classification.csv"
-    if not path.exists():
-        return None
-    df = pd.read_csv(path)
-    df = df[df["scope"] == "overall"].copy()
-    df["trace"] = df["trace"].map(_short)
-    return df
-
-
-def _value(df: pd.DataFrame | None, trace_: str, policy: str, variant: str, column: str) -> float | None:
-    if df is None:
-        return None
-    sel = df[(df["trace"] == trace_) & (df["policy"] == policy) & (df["variant"] == variant)]
-    return float(sel[column].iloc[0]) if len(sel) else None
-
-
-def _improvement(df, trace_: str, policy: str, variant: str, base_policy: str = "FCFS",
-                 column: str = "sum_bsld") -> float | None:
-    """(base - variant) / base of the final cumulative bsld, in %, base = plain EASY with ``base_policy``."""
-    b = _value(df, trace_, base_policy, "base", column)
-    v = _value(df, trace_, policy, variant, column)
-    if b is None or v is None or b <= 0:
-        return None
-    return 100.0 * (b - v) / b
-
-
-@lru_cache(maxsize=None)
-def _job_set(file: str, cleaning: str) -> tuple[int, float, int]:
-    t = read_swf(trace(file), cleaning=cleaning)
-    return len(t), float(statistics.median(j.runtime for j in t.jobs)), sum(t.cleaning.values())
-
-
-@lru_cache(maxsize=None)
-def _size_classes(file: str) -> dict[str, tuple[float, float, float, float]]:
-    """Tables 2-3's classes on the study's job set (the converter's), its one divider (the median runtime):
-    small = p < divider; premature = small with a request above the divider.  Two readings of "request": the
-    user's (the SWF record's, as `ran` keeps it) and the converter's walltime max(request, 2p).  Per reading:
-    (share of jobs, share of the area p x q) of small non-premature and of premature jobs, in %."""
-    jobs = read_swf(trace(file), cleaning="batsim-converter").jobs
-    converter = {j.id: j.walltime for j in jobs}
-    user = {**converter, **{j.id: j.walltime for j in read_swf(trace(file), cleaning="ran").jobs}}
-    divider = statistics.median(j.runtime for j in jobs)
-    area = sum(j.runtime * j.procs for j in jobs)
-    small = [j for j in jobs if j.runtime < divider]
-    out = {}
-    for reading, request in (("user", user), ("converter", converter)):
-        premature = [j for j in small if request[j.id] > divider]
-        early = sum(j.runtime * j.procs for j in premature)
-        everyone = sum(j.runtime * j.procs for j in small)
-        out[reading] = (100 * (len(small) - len(premature)) / len(jobs), 100 * len(premature) / len(jobs),
-                        100 * (everyone - early) / area, 100 * early / area)
-    return out
-
-
 # --- the report ---------------------------------------------------------------------------------------
 
 
-def _both(read, out: Path) -> pd.DataFrame | None:
-    frames = [f for f in (read(out, "main"), read(out, "main_large")) if f is not None]
-    return pd.concat(frames, ignore_index=True) if frames else None
-
-
 def report(out: Path, scale: str) -> str:
-    main = _both(_runs, out)
-    quality = _both(_quality, out)
+    main = stored.both(stored.runs, out)
+    quality = stored.both(stored.quality, out)
     traces = [t for t in TRACES if main is not None and t in set(main["trace"])]
-    parts = [_intro(scale, traces), _acceptance(out, scale, main, quality, traces), _job_sets(),
+    parts = [_intro(scale, traces), _acceptance(out, scale, main, quality, traces), jobsets.section(),
              _table56(quality, traces), _table7(main, traces), _error_costs(out, main, quality),
-             _easy_plus_plus(out, main), _per_policy(main, traces, _both(_classes, out))]
+             _easy_plus_plus(out, main), claims.per_policy(main, traces, stored.both(stored.classes, out))]
     if scale == "paper":
         parts.append(_ablation(out))
     parts.append(_gaps(out))
@@ -251,14 +158,6 @@ QUALITY_KEYS = (("accuracy", "accuracy"), ("precision", "precision"), ("recall",
                 ("false_small_share", "FS/all"), ("false_large_share", "FL/all"))
 HIGHER_IS_BETTER = ("accuracy", "precision", "recall")
 POLICIES = ("FCFS", "WFP3", "SPF", "SAF")
-
-
-def _span(values) -> str:
-    values = list(values)
-    if not values:
-        return "-"
-    low, high = (f"{v:.1f}".replace("-0.0", "0.0") for v in (min(values), max(values)))  # no "-0.0"
-    return low if low == high else f"{low} to {high}"
 
 
 def _row(criterion: str, off: list[str], checked: int, why: str) -> list[str]:
@@ -288,7 +187,7 @@ def _accept_quality(out: Path, quality: pd.DataFrame | None, traces: list[str]) 
     better: set[str] = set()
     worse: set[str] = set()
     for t in traces:
-        ours = _class_metrics(quality, t)
+        ours = stored.class_metrics(quality, t)
         if ours is None:
             continue
         theirs = pub.standard_table5(t)
@@ -299,11 +198,11 @@ def _accept_quality(out: Path, quality: pd.DataFrame | None, traces: list[str]) 
                 off.append(f"{t} {label} {d:+.2f}")
                 (better if (d > 0) == (key in HIGHER_IS_BETTER) else worse).add(t)
     fresh = _feature_effect(out)
-    weekly = _quality(out, "abl_converter_weekly")
+    weekly = stored.quality(out, "abl_converter_weekly")
     why = []
     if better:
         why.append(f"{', '.join(sorted(better))}: our classifier errs less than the published one"
-                   + "".join(_weekly_evidence(t, _class_metrics(weekly, t)) for t in sorted(better)))
+                   + "".join(_weekly_evidence(t, stored.class_metrics(weekly, t)) for t in sorted(better)))
     if worse:
         why.append(f"{', '.join(sorted(worse))}: ours errs more; "
                    + "".join(f"on {t} weekly instead of live features cost {fresh[t]:.1f} accuracy points "
@@ -335,13 +234,13 @@ def _accept_table7(out: Path, main: pd.DataFrame | None, traces: list[str]) -> l
     beyond_traces: list[str] = []
     for t in traces:
         for policy, theirs in zip(("FCFS", "SPF"), pub.TABLE7.get(t, ())):
-            ours = _improvement(main, t, policy, "rf")
+            ours = stored.improvement(main, t, policy, "rf")
             if ours is None:
                 continue
             checked += 1
             if abs(ours - theirs) > TABLE7_TOLERANCE:
                 off.append(f"{t} {policy}-CI {ours - theirs:+.1f}")
-                cc = _improvement(main, t, policy, "class-clairvoyant")
+                cc = stored.improvement(main, t, policy, "class-clairvoyant")
                 parts = _error_parts(out, main, t, policy)
                 if parts is not None:
                     by_kind.append((parts[2] - parts[0], parts[1] - parts[0]))
@@ -357,11 +256,11 @@ def _accept_table7(out: Path, main: pd.DataFrame | None, traces: list[str]) -> l
         easypp = [f"{t} {g:.1f} % against the study's {pub.TABLE7_EASY_PLUS_PLUS[t]} %" for t in beyond_traces
                   if t in gains and (g := gains[t][0]) is not None
                   and abs(g - pub.TABLE7_EASY_PLUS_PLUS[t]) > TABLE7_TOLERANCE]
-        kinds = (f" (correcting only the false large classes: {_span(a for a, _ in by_kind)}; only the false small "
-                 f"ones: {_span(b for _, b in by_kind)}; section \"What the classifier's errors cost\")"
+        kinds = (f" (correcting only the false large classes: {stored.span(a for a, _ in by_kind)}; only the false small "
+                 f"ones: {stored.span(b for _, b in by_kind)}; section \"What the classifier's errors cost\")"
                  if by_kind else "")
-        why = (f"perfect classes (class-clairvoyant) recover {_span(recovered)} points of these{kinds}; "
-               + (f"the remaining {_span(rest)} points of {len(rest)} of them lie beyond even perfect classes and "
+        why = (f"perfect classes (class-clairvoyant) recover {stored.span(recovered)} points of these{kinds}; "
+               + (f"the remaining {stored.span(rest)} points of {len(rest)} of them lie beyond even perfect classes and "
                   "no classifier setting tested accounts for them"
                   + (f"; there EASY++, which has no classifier, gains {'; '.join(easypp)} over EASY-FCFS "
                      "(section \"EASY++ on the same base\"): the study's base (or its EASY++) is not ours there"
@@ -375,12 +274,12 @@ def _accept_every_policy(out: Path, main: pd.DataFrame | None, traces: list[str]
     weekly = _weekly_safeguard(out)
     for t in traces:
         for p in POLICIES:
-            rf = _improvement(main, t, p, "rf", base_policy=p)
+            rf = stored.improvement(main, t, p, "rf", base_policy=p)
             if rf is None:
                 continue
             checked += 1
             if rf <= 0:
-                ns = _improvement(main, t, p, "rf-no-safeguard", base_policy=p)
+                ns = stored.improvement(main, t, p, "rf-no-safeguard", base_policy=p)
                 wk = weekly.get((t, p))
                 off.append(f"{t} {p} {rf:+.1f} %" + ("" if ns is None else f" (no safeguard {ns:+.1f} %")
                            + ("" if wk is None else f", weekly check {wk[0]:+.1f} %") + ("" if ns is None else ")"))
@@ -397,12 +296,12 @@ def _accept_every_policy(out: Path, main: pd.DataFrame | None, traces: list[str]
 
 def _weekly_safeguard(out: Path) -> dict[tuple[str, str], tuple[float, int]]:
     """(trace, policy) -> (rf's improvement over the same base policy in %, safeguard kills), weekly check."""
-    runs = _runs(out, "abl_safeguard_weekly")
+    runs = stored.runs(out, "abl_safeguard_weekly")
     got = {}
     for t in TRACES:
         for p in POLICIES:
-            v = _improvement(runs, t, p, "rf", base_policy=p)
-            kills = _value(runs, t, p, "rf", "safeguard_kills")
+            v = stored.improvement(runs, t, p, "rf", base_policy=p)
+            kills = stored.value(runs, t, p, "rf", "safeguard_kills")
             if v is not None and kills is not None:
                 got[t, p] = (v, int(kills))
     return got
@@ -410,14 +309,14 @@ def _weekly_safeguard(out: Path) -> dict[tuple[str, str], tuple[float, int]]:
 
 def _main_kills(main: pd.DataFrame | None, cells) -> int:
     """The safeguard kills of the main campaigns' rf runs in ``cells`` (trace, policy)."""
-    return sum(int(_value(main, t, p, "rf", "safeguard_kills") or 0) for t, p in cells)
+    return sum(int(stored.value(main, t, p, "rf", "safeguard_kills") or 0) for t, p in cells)
 
 
 def _accept_clairvoyant(main: pd.DataFrame | None, traces: list[str]) -> list[str]:
     off, checked = [], 0
     for t in traces:
         for p in POLICIES:
-            rf, cc = _value(main, t, p, "rf", "sum_bsld"), _value(main, t, p, "class-clairvoyant", "sum_bsld")
+            rf, cc = stored.value(main, t, p, "rf", "sum_bsld"), stored.value(main, t, p, "class-clairvoyant", "sum_bsld")
             if rf is None or cc is None:
                 continue
             checked += 1
@@ -428,72 +327,19 @@ def _accept_clairvoyant(main: pd.DataFrame | None, traces: list[str]) -> list[st
 
 def _feature_effect(out: Path) -> dict[str, float]:
     """Accuracy points lost per ablation trace when the lag/aggregate features are frozen weekly (same job set)."""
-    live, weekly = _both(_quality, out), _quality(out, "abl_converter_weekly")
+    live, weekly = stored.both(stored.quality, out), stored.quality(out, "abl_converter_weekly")
     effect = {}
     for t in ablation_traces("abl_converter_weekly"):
-        a, b = _class_metrics(live, t), _class_metrics(weekly, t)
+        a, b = stored.class_metrics(live, t), stored.class_metrics(weekly, t)
         if a is not None and b is not None:
             effect[t] = a["accuracy"] - b["accuracy"]
     return effect
 
 
-def _job_sets() -> str:
-    rows = []
-    for name, file in TRACES.items():
-        n_spec, med_spec, _ = _job_set(file, "spec")
-        n_conv, med_conv, dropped = _job_set(file, "batsim-converter")
-        divider = pub.TABLE2[name][0]
-        rows.append([name, f"{pub.JOBS[name]:,}", f"{n_spec:,}", f"{n_conv:,}", num(med_spec, 0), num(med_conv, 0),
-                     f"{divider:,}"])
-    return ("## Job sets, dividers and size classes (Tables 1, 2 and 3)\n\n"
-            "Table 1 counts every record of the archive files. The study's dividers (Table 2, the median runtime) "
-            "are those of the Batsim converter's job set (every record that ran, walltime max(request, 2 x "
-            "runtime), delay floor(p) + 1 s, hence +1 s) and not those of SPEC's cleaning, which drops the jobs "
-            "that ran past their request; HPC2N's divider matches neither (the study may have used another "
-            "version of that log).\n\n"
-            + table(["trace", "records (Table 1)", "SPEC cleaning: jobs", "converter: jobs", "SPEC median p (s)",
-                     "converter median p (s)", "published divider (s)"], rows)
-            + "\n\n" + _size_classes_table())
-
-
-def _size_classes_table() -> str:
-    """Tables 2 and 3's shares of small non-premature and premature jobs, ours beside theirs."""
-    rows, job_gaps, large_gaps, inverted = [], [], [], 0
-    for name, file in TRACES.items():
-        user, converter = _size_classes(file)["user"], _size_classes(file)["converter"]
-        np_jobs, pre_jobs = pub.TABLE2[name][1:]
-        large, np_area, pre_area = pub.TABLE3[name]
-        ours_large = 100 - user[2] - user[3]
-        job_gaps.append((name, user[1] - pre_jobs, converter[1] - pre_jobs))
-        large_gaps.append(ours_large - large)
-        inverted += (user[3] > user[2]) != (pre_area > np_area)
-        rows.append([name, num(user[0]), num(np_jobs), num(user[1]), num(pre_jobs), num(converter[1]),
-                     num(ours_large), num(large), num(user[2], 2), num(np_area, 2), num(user[3], 2), num(pre_area, 2)])
-    near = [n for n, g, _ in job_gaps if abs(g) <= QUALITY_TOLERANCE]
-    far = [f"{n} {g:+.1f}" for n, g, _ in job_gaps if abs(g) > QUALITY_TOLERANCE]
-    both = all(abs(c) > QUALITY_TOLERANCE for _, g, c in job_gaps if abs(g) > QUALITY_TOLERANCE)
-    return ("Tables 2 and 3 split the small jobs (runtime below the divider) into *premature* ones (requested more "
-            "than the divider) and the others, as shares of the jobs and of the total area p x q. Ours: the "
-            "converter's job set, its median as the one divider, the user's request (the SWF record's); the "
-            "column \"converter's walltime\" reads the request as max(request, 2p) instead.\n\n"
-            + table(["trace", "small non-premature, jobs (%) ours", "theirs", "premature, jobs (%) ours", "theirs",
-                     "premature, converter's walltime (%)", "large, area (%) ours", "theirs",
-                     "small non-premature, area (%) ours", "theirs", "premature, area (%) ours", "theirs"], rows)
-            + f"\n\nThe premature share is within {QUALITY_TOLERANCE:.0f} points on {', '.join(near) or 'no trace'}"
-            + (f" and not on {', '.join(far)} (ours - theirs)" + (", under either reading of the request" if both
-                                                                     else "") if far else "")
-            + f". The large jobs' share of the area is within {max(abs(g) for g in large_gaps):.1f} points "
-            "everywhere: half of the jobs do more than 98 % of the work, the observation the study builds on. "
-            + (f"But on {inverted} of {len(rows)} traces the small jobs' area splits the other way round: in ours "
-               "the premature jobs do more of it than the others, in the study less; no reading of the request "
-               "or of the divider we tried (the job's own or previous week's median, `experiments/REPRODUCTION.md`) "
-               "gives the published split, which the paper does not derive further." if inverted else ""))
-
-
 def _table56(quality: pd.DataFrame | None, traces: list[str]) -> str:
     rows = []
     for t in traces:
-        ours = _class_metrics(quality, t)
+        ours = stored.class_metrics(quality, t)
         theirs = pub.standard_table5(t)
         cells = [t]
         for key in ("accuracy", "precision", "recall", "false_small_share", "false_large_share"):
@@ -510,30 +356,16 @@ def _table56(quality: pd.DataFrame | None, traces: list[str]) -> str:
             + table(header, rows))
 
 
-def _class_metrics(quality: pd.DataFrame | None, t: str) -> dict | None:
-    if quality is None:
-        return None
-    sel = quality[(quality["trace"] == t) & (quality["policy"] == "FCFS") & (quality["variant"] == "rf")]
-    if not len(sel):
-        return None
-    r = sel.iloc[0]
-    n = float(r["n"])
-    errors = {key: (float(r[key]) if key in r.index and pd.notna(r[key]) else None)
-              for key in ("fl_median_over_divider", "fl_under_60s")}
-    return {"accuracy": 100 * r["accuracy"], "precision": 100 * r["precision"], "recall": 100 * r["recall"],
-            "false_small_share": 100 * r["fp"] / n, "false_large_share": 100 * r["fn"] / n, **errors}
-
-
 def _table7(main: pd.DataFrame | None, traces: list[str]) -> str:
     rows = []
     for t in traces:
         if t not in pub.TABLE7:
             continue
         for policy, theirs in zip(("FCFS", "SPF"), pub.TABLE7[t]):
-            ours = _improvement(main, t, policy, "rf")
-            cc = _improvement(main, t, policy, "class-clairvoyant")
-            rows_ = _improvement(main, t, policy, "rf", column="sum_bsld_rows")
-            resub = _improvement(main, t, policy, "rf", column="sum_bsld_resubmitted")
+            ours = stored.improvement(main, t, policy, "rf")
+            cc = stored.improvement(main, t, policy, "class-clairvoyant")
+            rows_ = stored.improvement(main, t, policy, "rf", column="sum_bsld_rows")
+            resub = stored.improvement(main, t, policy, "rf", column="sum_bsld_resubmitted")
             rows.append([t, f"{policy}-CI", num(ours), theirs, diff(ours, theirs), num(rows_), num(resub), num(cc)])
     return ("## Improvement over EASY-FCFS (Table 7)\n\n"
             "`rf` with the safeguard (classification-idempotent) over plain EASY-FCFS on the same job set. "
@@ -547,9 +379,9 @@ def _table7(main: pd.DataFrame | None, traces: list[str]) -> str:
 def _error_parts(out: Path, main: pd.DataFrame | None, t: str, policy: str) -> tuple | None:
     """Table 7 cell (t, policy): improvements over EASY-FCFS of rf, rf-no-false-small, rf-no-false-large and
     class-clairvoyant (None where the error campaign or a main run is not stored)."""
-    errors = _runs(out, ERROR_KINDS)
-    values = (_improvement(main, t, policy, "rf"), *(_improvement(errors, t, policy, v) for v in ERROR_VARIANTS),
-              _improvement(main, t, policy, "class-clairvoyant"))
+    errors = stored.runs(out, ERROR_KINDS)
+    values = (stored.improvement(main, t, policy, "rf"), *(stored.improvement(errors, t, policy, v) for v in ERROR_VARIANTS),
+              stored.improvement(main, t, policy, "class-clairvoyant"))
     return None if any(v is None for v in values) else values
 
 
@@ -558,7 +390,7 @@ def _error_costs(out: Path, main: pd.DataFrame | None, quality: pd.DataFrame | N
     rows, large_first, fl_gaps = [], [], []
     fl_jobs: list[tuple[float, float]] = []  # per trace: median runtime / divider, % under 60 s
     for t in pub.TABLE7:
-        metrics = _class_metrics(quality, t)
+        metrics = stored.class_metrics(quality, t)
         theirs56 = pub.standard_table5(t)
         if metrics is not None and _error_parts(out, main, t, "FCFS") is not None:
             fl_gaps.append(metrics["false_large_share"] - theirs56["false_large_share"])
@@ -594,13 +426,13 @@ def _error_costs(out: Path, main: pd.DataFrame | None, quality: pd.DataFrame | N
                   "not in the safeguard's kills." if mostly_large else
                   ": the cost of our learned classifier lies mostly in the safeguard's kills of false small jobs."))
     if mostly_large and fl_gaps:
-        reading += (f" Our false large share differs from the published one by {_span(fl_gaps)} points, so where "
+        reading += (f" Our false large share differs from the published one by {stored.span(fl_gaps)} points, so where "
                     "the study's learned classifier comes closer to perfect classes than ours, its false large jobs "
                     "cost less than ours: which jobs they were (how far below the divider, how short) the paper "
                     "does not say."
                     + (f" Ours lie far below it (median runtime {min(r for r, _ in fl_jobs):.2f} to "
                        f"{max(r for r, _ in fl_jobs):.2f} times the divider, "
-                       f"{_span(u for _, u in fl_jobs)} % of them under 60 s): short jobs, whose bounded slowdown "
+                       f"{stored.span(u for _, u in fl_jobs)} % of them under 60 s): short jobs, whose bounded slowdown "
                        "grows fastest when they wait." if fl_jobs else ""))
     return (head + table(["trace", "variant", "rf (%)", "rf-no-false-small (%)", "rf-no-false-large (%)",
                           "class-clairvoyant (%)", "theirs (%)", "FS/all ours", "FS/all theirs", "FL/all ours",
@@ -618,8 +450,8 @@ def _false_large_jobs(metrics: dict | None) -> list[str]:
 def _easy_plus_plus_gains(out: Path) -> dict[str, list[float | None]]:
     """Per Table 7 trace, EASY++ over EASY-FCFS (%, cumulative bsld) in each EASY_PLUS_PLUS campaign, in its
     order (the first: the study's job set); None where not stored."""
-    runs = [_runs(out, name) for name, *_ in EASY_PLUS_PLUS]
-    return {t: [_improvement(r, t, "FCFS", "easy++") for r in runs] for t in pub.TABLE7_EASY_PLUS_PLUS}
+    runs = [stored.runs(out, name) for name, *_ in EASY_PLUS_PLUS]
+    return {t: [stored.improvement(r, t, "FCFS", "easy++") for r in runs] for t in pub.TABLE7_EASY_PLUS_PLUS}
 
 
 def _easy_plus_plus(out: Path, main: pd.DataFrame | None) -> str:
@@ -635,8 +467,8 @@ def _easy_plus_plus(out: Path, main: pd.DataFrame | None) -> str:
     all_gains = _easy_plus_plus_gains(out)
     for t, theirs in pub.TABLE7_EASY_PLUS_PLUS.items():
         gains = all_gains[t]
-        rf = _improvement(main, t, "FCFS", "rf")
-        cc = _improvement(main, t, "FCFS", "class-clairvoyant")
+        rf = stored.improvement(main, t, "FCFS", "rf")
+        cc = stored.improvement(main, t, "FCFS", "class-clairvoyant")
         rows.append([t, *(num(g) for g in gains), theirs, diff(gains[0], theirs), num(rf), num(cc),
                      pub.TABLE7[t][0]])
     columns = ["trace", *(f"EASY++ ours, {label} (%)" for _, label, *_ in EASY_PLUS_PLUS),
@@ -651,7 +483,7 @@ def _easy_plus_plus_reading(all_gains: dict[str, list[float | None]]) -> str:
     for t, theirs in pub.TABLE7_EASY_PLUS_PLUS.items():
         gains = [g for g in all_gains[t] if g is not None]
         if gains and all(abs(g - theirs) > TABLE7_TOLERANCE for g in gains):
-            far.append(f"{t} ({_span(gains)} % against {theirs} %)")
+            far.append(f"{t} ({stored.span(gains)} % against {theirs} %)")
         study_set = all_gains[t][0]
         if study_set is not None and abs(study_set - theirs) <= TABLE7_TOLERANCE:
             near.append(t)
@@ -667,119 +499,21 @@ def _easy_plus_plus_reading(all_gains: dict[str, list[float | None]]) -> str:
     return " ".join(text) or "No EASY++ run stored yet."
 
 
-def _per_policy(main: pd.DataFrame | None, traces: list[str], classes: pd.DataFrame | None = None) -> str:
-    rows = []
-    worse: list[str] = []
-    cc_below: list[str] = []
-    guard_helps: list[str] = []
-    guard_hurts: list[str] = []
-    policies = [] if main is None else [p for p in ("FCFS", "WFP3", "SPF", "SAF") if p in set(main["policy"])]
-    for t in traces:
-        for p in policies:
-            rf = _improvement(main, t, p, "rf", base_policy=p)
-            cc = _improvement(main, t, p, "class-clairvoyant", base_policy=p)
-            ns = _improvement(main, t, p, "rf-no-safeguard", base_policy=p)
-            rc = _improvement(main, t, p, "runtime-clairvoyant", base_policy=p)
-            if rf is not None and rf <= 0:
-                worse.append(f"{t} {p}" + ("" if ns is None else f" (rf-no-safeguard: {ns:+.1f} %)"))
-            if rf is not None and cc is not None and cc < rf:
-                cc_below.append(f"{t} {p}")
-            if rf is not None and ns is not None:
-                (guard_helps if rf > ns else guard_hurts).append(f"{t} {p}")
-            rows.append([t, p, num(_value(main, t, p, "base", "avg_bsld"), 2), num(rf), num(ns), num(cc), num(rc)])
-    ranges = "; ".join(f"{p} {lo}-{hi} %" for p, (lo, hi) in pub.SECTION61_RANGES.items())
-    verdict = ("rf improves every trace x policy" if not worse and rows else
-               f"rf does not improve {', '.join(worse)}" if rows else "no runs stored yet")
-    cc_text = ("class-clairvoyant is at least as good as rf everywhere" if not cc_below and rows else
-               f"class-clairvoyant below rf for: {', '.join(cc_below)}" if rows else "")
-    guard = (f" The safeguard (rf against rf-no-safeguard) helps on {len(guard_helps)} of "
-             f"{len(guard_helps) + len(guard_hurts)} pairs and costs on {', '.join(guard_hurts) or 'none'}; the "
-             "study reports it helping in almost every scenario (Section 6.4)." if guard_helps or guard_hurts else "")
-    return ("## Improvement over the same base policy (Section 6.1, Figure 9)\n\n"
-            f"Published (seven traces): {ranges}, and an improvement for every trace and policy. Ours: "
-            f"{verdict}; {cc_text}.{guard}{_section65(main)}{_restarted_share(main, traces)}{_figure8(classes)}\n\n"
-            + table(["trace", "policy", "base AVGbsld", "rf (%)", "rf-no-safeguard (%)", "class-clairvoyant (%)",
-                     "runtime-clairvoyant (%)"], rows))
-
-
-def _section65(main: pd.DataFrame | None) -> str:
-    """Section 6.5's two figures: class-clairvoyant over base SPF where it "provided minor improvement"."""
-    pairs = [(t, pub_value, _improvement(main, t, "SPF", "class-clairvoyant", base_policy="SPF"))
-             for t, pub_value in pub.CLASS_CLAIRVOYANT_SPF.items()]
-    measured = [f"{t} {ours:.1f} % against {theirs} %" for t, theirs, ours in pairs if ours is not None]
-    text = (" Section 6.5 gives class-clairvoyant over base SPF where perfect classes help least; ours: "
-            + ", ".join(measured) + "." if measured else "")
-    # Section 6.5 also compares the two clairvoyant baselines on WFP, SPF and SAF: "comparable performance, with
-    # slightly better results when using runtimes-clairvoyant".
-    gaps = [(f"{t} {p}", rc - cc) for t in (TRACES if main is None else sorted(set(main["trace"])))
-            for p in ("WFP3", "SPF", "SAF")
-            if (rc := _improvement(main, t, p, "runtime-clairvoyant", base_policy=p)) is not None
-            and (cc := _improvement(main, t, p, "class-clairvoyant", base_policy=p)) is not None]
-    if gaps:
-        ahead = [g for _, g in gaps if g > 0]
-        widest = max(gaps, key=itemgetter(1))
-        text += (" It finds runtime-clairvoyant comparable to class-clairvoyant and slightly better (WFP, SPF, SAF); "
-                 f"in ours runtime-clairvoyant is ahead in {len(ahead)} of {len(gaps)} trace x policy, by "
-                 f"{_span(g for _, g in gaps)} points (most on {widest[0]}).")
-    return text
-
-
-def _figure8(classes: pd.DataFrame | None) -> str:
-    """Figure 8's caption: the small class gains "up to 55%", the large class "never" loses more than 15 %."""
-    if classes is None:
-        return ""
-    table_ = classes[classes["variant"].isin(["base", "rf"])].pivot_table(
-        index=["trace", "policy", "class"], columns="variant", values="avg_bsld")
-    if not {"base", "rf"} <= set(table_.columns):
-        return ""
-    change = (100 * (table_["base"] - table_["rf"]) / table_["base"]).dropna()
-    small = change.xs("small", level="class") if "small" in change.index.get_level_values("class") else None
-    large = change.xs("large", level="class") if "large" in change.index.get_level_values("class") else None
-    if small is None or large is None or small.empty or large.empty:
-        return ""
-    best, worst = small.idxmax(), large.idxmin()
-    return (" Figure 8 (per class): the small jobs' AVGbsld falls by up to 55 % and the large jobs' rises by at "
-            f"most 15 %; ours (`rf` against the base, the reference classes of `classes.csv`): the small jobs' by "
-            f"up to {small.max():.1f} % ({' '.join(best)}), and the large jobs' "
-            + (f"rises by at most {-large.min():.1f} % ({' '.join(worst)})." if large.min() < 0 else
-               "never rises."))
-
-
-def _restarted_share(main: pd.DataFrame | None, traces: list[str]) -> str:
-    """Section 6.4: "only False Small jobs are restarted, which corresponds to 2-4% of all jobs at most"."""
-    if main is None or "killed_jobs" not in main.columns:
-        return ""
-    shares = []
-    for t in traces:
-        sel = main[(main["trace"] == t) & (main["variant"] == "rf")]
-        if len(sel):
-            share = 100.0 * sel["killed_jobs"] / sel["jobs"]
-            shares.append((t, float(share.min()), float(share.max())))
-    if not shares:
-        return ""
-    parts = ", ".join(f"{t} {lo:.1f}" + ("" if round(lo, 1) == round(hi, 1) else f"-{hi:.1f}") for t, lo, hi in shares)
-    printed = [pub.TABLE6[t][1] for t, _, _ in shares if t in pub.TABLE6]
-    span = f"{min(printed):.1f}" + ("" if min(printed) == max(printed) else f"-{max(printed):.1f}") if printed else ""
-    table6 = f" (its own Table 6 gives false small shares of {span} % on these traces)" if printed else ""
-    return (" Section 6.4 puts the restarted jobs (the false small ones) at 2-4 % of all jobs at most"
-            f"{table6}; our `rf` runs restart, in % of the jobs, over the policies: {parts}.")
-
-
 def _ablation(out: Path) -> str:
-    main, mq = _both(_runs, out), _both(_quality, out)
+    main, mq = stored.both(stored.runs, out), stored.both(stored.quality, out)
     settings = [("main", "preset study004 (the main campaigns)", main, mq)]
     # The preset's row covers every trace some ablation runs (each once: two ablations add SDSC-BLUE).
     every = tuple(dict.fromkeys(ABLATION_TRACES + tuple(t for extra in ABLATION_EXTRA_TRACES.values()
                                                         for t in extra)))
-    settings += [(name, what, _runs(out, name), _quality(out, name)) for name, what, _, _ in ABLATION]
+    settings += [(name, what, stored.runs(out, name), stored.quality(out, name)) for name, what, _, _ in ABLATION]
     rows = []
     for name, what, runs, quality in settings:
         for t in (every if name == "main" else ablation_traces(name)):
-            acc = _class_metrics(quality, t)
+            acc = stored.class_metrics(quality, t)
             rows.append([what if t == ABLATION_TRACES[0] else "", t, num(None if acc is None else acc["accuracy"]),
-                         num(_value(runs, t, "FCFS", "base", "avg_bsld"), 2),
-                         num(_improvement(runs, t, "FCFS", "rf")),
-                         num(_improvement(runs, t, "FCFS", "class-clairvoyant")),
+                         num(stored.value(runs, t, "FCFS", "base", "avg_bsld"), 2),
+                         num(stored.improvement(runs, t, "FCFS", "rf")),
+                         num(stored.improvement(runs, t, "FCFS", "class-clairvoyant")),
                          pub.TABLE5[t][0], pub.TABLE7.get(t, ("-",))[0]])
     return ("## Ablation: one documented difference at a time (FCFS)\n\n"
             "Each row changes one thing against the preset (or is SPEC's default). Improvements are over plain "
@@ -791,7 +525,7 @@ def _ablation(out: Path) -> str:
 
 def _within(quality: pd.DataFrame | None, t: str) -> int | None:
     """How many of Tables 5-6's five cells of trace ``t`` lie within tolerance (None: not measured)."""
-    ours = _class_metrics(quality, t)
+    ours = stored.class_metrics(quality, t)
     if ours is None:
         return None
     theirs = pub.standard_table5(t)
@@ -804,7 +538,7 @@ def _small_jobs_example(out: Path, trace_: str = "KTH-SP2", policy: str = "SAF")
     if not path.exists():
         return "the main campaign's `classes.csv` shows it per reference class"
     df = pd.read_csv(path)
-    df["trace"] = df["trace"].map(_short)
+    df["trace"] = df["trace"].map(stored.short)
     sel = df[(df["trace"] == trace_) & (df["policy"] == policy) & (df["class"] == "small")]
     values = {v: float(sel[sel["variant"] == v]["avg_bsld"].iloc[0]) for v in ("base", "rf", "rf-no-safeguard")
               if (sel["variant"] == v).any()}
@@ -816,11 +550,11 @@ def _small_jobs_example(out: Path, trace_: str = "KTH-SP2", policy: str = "SAF")
 
 def _divider_effect(out: Path) -> str:
     """What the divider's window changes: the main campaign (every finished job) against ``abl_divider_week``."""
-    main, week = _runs(out, "main"), _runs(out, "abl_divider_week")
-    mq, wq = _quality(out, "main"), _quality(out, "abl_divider_week")
+    main, week = stored.runs(out, "main"), stored.runs(out, "abl_divider_week")
+    mq, wq = stored.quality(out, "main"), stored.quality(out, "abl_divider_week")
     changes = []
     for t in ABLATION_TRACES:
-        pairs = [(_improvement(week, t, "FCFS", v), _improvement(main, t, "FCFS", v))
+        pairs = [(stored.improvement(week, t, "FCFS", v), stored.improvement(main, t, "FCFS", v))
                  for v in ("rf", "class-clairvoyant")]
         cells = (_within(wq, t), _within(mq, t))
         if all(a is not None and b is not None for a, b in (*pairs, cells)):
@@ -838,23 +572,23 @@ def _divider_effect(out: Path) -> str:
 
 def _gaps(out: Path) -> str:
     fresh = _feature_effect(out).values()
-    weekly = _quality(out, "abl_converter_weekly")
+    weekly = stored.quality(out, "abl_converter_weekly")
     below = [pub.standard_table5(t)["accuracy"] - m["accuracy"] for t in ablation_traces("abl_converter_weekly")
-             if (m := _class_metrics(weekly, t)) is not None]
-    features = (f"accuracy is {_span(fresh)} points lower than with the classes of the jobs finished by each "
-                f"submission (SPEC's `live` option) on the same job set, and {_span(below)} points below Table 5 "
+             if (m := stored.class_metrics(weekly, t)) is not None]
+    features = (f"accuracy is {stored.span(fresh)} points lower than with the classes of the jobs finished by each "
+                f"submission (SPEC's `live` option) on the same job set, and {stored.span(below)} points below Table 5 "
                 "(`abl_converter_weekly` against the main campaign)" if fresh else
                 "accuracy stays below Table 5 (the paper-scale ablation measures by how much)")
-    main = _both(_runs, out)
-    spec = _runs(out, "abl_spec")
+    main = stored.both(stored.runs, out)
+    spec = stored.runs(out, "abl_spec")
     ratios = [f"{t} x{b / a:.2f}" for t in ABLATION_TRACES
-              if (a := _value(spec, t, "FCFS", "base", "avg_bsld"))
-              and (b := _value(main, t, "FCFS", "base", "avg_bsld"))]
+              if (a := stored.value(spec, t, "FCFS", "base", "avg_bsld"))
+              and (b := stored.value(main, t, "FCFS", "base", "avg_bsld"))]
     load = (f"multiplies EASY-FCFS's AVGbsld against SPEC's job set by {', '.join(ratios)}" if ratios else
             "changes EASY-FCFS's AVGbsld against SPEC's job set (the paper-scale ablation measures by how much)")
     beyond = [f"{t} {policy}-CI ({cc:.1f} % against {theirs} %)" for t in TRACES
               for policy, theirs in zip(("FCFS", "SPF"), pub.TABLE7.get(t, ()))
-              if (cc := _improvement(main, t, policy, "class-clairvoyant")) is not None and cc < theirs]
+              if (cc := stored.improvement(main, t, policy, "class-clairvoyant")) is not None and cc < theirs]
     remaining = (f"even class-clairvoyant stays below the published learned improvement on {', '.join(beyond)}"
                  if beyond else "class-clairvoyant reaches every published learned improvement")
     gains = _easy_plus_plus_gains(out)

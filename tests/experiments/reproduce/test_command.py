@@ -8,7 +8,8 @@ import pandas as pd
 import pytest
 from bftune.experiments.campaign.config import campaign_from_dict
 from bftune.experiments.cli import main
-from bftune.experiments.reproduce import command, registry, study000, study001, study002, study003, study004
+from bftune.experiments.reproduce import (claims004, command, registry, stored004, study000, study001, study002,
+                                          study003, study004)
 from bftune.experiments.reproduce.registry import SCALES, STUDIES
 from bftune.experiments.reproduce.study import CampaignPlan, Study, SHARED_WORKLOADS
 from locations import SHARED
@@ -186,8 +187,8 @@ def _write_study004_runs(out: Path) -> None:
 
 def test_study004_acceptance_rows_name_each_miss_and_its_evidence(tmp_path):
     _write_study004_runs(tmp_path)
-    text = study004._acceptance(tmp_path, "paper", study004._runs(tmp_path, "main"),
-                                study004._quality(tmp_path, "main"), ["KTH-SP2"])
+    text = study004._acceptance(tmp_path, "paper", stored004.runs(tmp_path, "main"),
+                                stored004.quality(tmp_path, "main"), ["KTH-SP2"])
     assert "| Tables 5-6 within 5 points | met | 5 of 5 | - | - |" in text
     # SPF-CI: (100 - 80) / 100 = 20 % against 59 %; class-clairvoyant 70 % reaches it
     assert ("| Table 7 within 10 points | **not met** | 1 of 2 | KTH-SP2 SPF-CI -39.0 | perfect classes "
@@ -207,7 +208,7 @@ def test_study004_a_classifier_better_than_published_is_set_beside_the_weekly_ab
     (tmp_path / "campaigns" / "main" / "classification.csv").write_text(
         "trace,policy,variant,scope,n,tp,fp,tn,fn,accuracy,precision,recall\n"
         "KTH-SP2-1996-2.1-cln,FCFS,rf,overall,1000,400,21,520,59,0.92,0.95,0.87\n")
-    main, quality = study004._runs(tmp_path, "main"), study004._quality(tmp_path, "main")
+    main, quality = stored004.runs(tmp_path, "main"), stored004.quality(tmp_path, "main")
     text = study004._acceptance(tmp_path, "paper", main, quality, ["KTH-SP2"])
     assert "KTH-SP2: our classifier errs less than the published one |" in text  # no ablation stored: no claim
     weekly = tmp_path / "campaigns" / "abl_converter_weekly"
@@ -343,15 +344,15 @@ def test_cea_curie_runs_on_the_studys_machine_size(module):
 
 def test_study004_section65_and_restarted_share_are_set_beside_the_published_figures(tmp_path):
     _write_study004_runs(tmp_path)
-    main = study004._runs(tmp_path, "main")
-    text = study004._per_policy(main, ["KTH-SP2"])
+    main = stored004.runs(tmp_path, "main")
+    text = claims004.per_policy(main, ["KTH-SP2"])
     # SPF: base 60, class-clairvoyant 30 -> 50 % against Section 6.5's 13 %; SDSC-SP2 not stored: not named
     assert "Section 6.5 gives class-clairvoyant over base SPF where perfect classes help least; ours: " \
            "KTH-SP2 50.0 % against 13 %." in text
     assert "Section 6.4" not in text.split("Section 6.5")[1]  # no kill counts stored: no restart share
     main["jobs"] = 1000
     main["killed_jobs"] = [0, 30, 0, 0, 45, 0, 0]  # the two rf rows: FCFS 3.0 %, SPF 4.5 %
-    text = study004._per_policy(main, ["KTH-SP2"])
+    text = claims004.per_policy(main, ["KTH-SP2"])
     assert ("at 2-4 % of all jobs at most (its own Table 6 gives false small shares of 4.0 % on these traces); "
             "our `rf` runs restart, in % of the jobs, over the policies: KTH-SP2 3.0-4.5.") in text
 
@@ -370,7 +371,7 @@ def test_study004_ablation_table_names_each_trace_of_the_preset_once(tmp_path):
 
 def test_study004_error_costs_split_table7_cells_by_the_kind_of_error(tmp_path):
     _write_study004_runs(tmp_path)
-    main, quality = study004._runs(tmp_path, "main"), study004._quality(tmp_path, "main")
+    main, quality = stored004.runs(tmp_path, "main"), stored004.quality(tmp_path, "main")
     assert "Not run at this scale" in study004._error_costs(tmp_path, main, quality)
     folder = tmp_path / "campaigns" / study004.ERROR_KINDS
     folder.mkdir(parents=True)
@@ -389,7 +390,7 @@ def test_study004_error_costs_split_table7_cells_by_the_kind_of_error(tmp_path):
     (tmp_path / "campaigns" / "main" / "classification.csv").write_text(
         "trace,policy,variant,scope,n,tp,fp,tn,fn,accuracy,precision,recall,fl_median_over_divider,fl_under_60s\n"
         "KTH-SP2-1996-2.1-cln,FCFS,rf,overall,1000,350,40,517,93,0.86,0.90,0.79,0.228,0.324\n")
-    quality = study004._quality(tmp_path, "main")
+    quality = stored004.quality(tmp_path, "main")
     text = study004._error_costs(tmp_path, main, quality)
     assert "| KTH-SP2 | FCFS-CI | 50.0 | 52.0 | 58.0 | 60.0 | 50 | 4.0 | 4.0 | 9.3 | 9.3 | 0.23 | 32.4 |" in text
     assert "| KTH-SP2 | SPF-CI | 20.0 | 25.0 | 65.0 | 70.0 | 59 |" in text
@@ -399,45 +400,3 @@ def test_study004_error_costs_split_table7_cells_by_the_kind_of_error(tmp_path):
     accept = study004._acceptance(tmp_path, "paper", main, quality, ["KTH-SP2"])
     assert ("recover 50.0 points of these (correcting only the false large classes: 45.0; only the false small "
             "ones: 5.0; section \"What the classifier's errors cost\")") in accept
-
-
-def test_study004_size_classes_read_premature_jobs_by_either_request(tmp_path, monkeypatch):
-    """Runtimes 10, 40, 100, 200, each + 1 s in the converter's job set: divider 71.  Job 2 (p 41, request 50)
-    is non-premature by its request and premature by the converter's walltime max(50, 2 x 40) = 80."""
-    swf = tmp_path / "hand.swf"
-    fields = [(1, 0, 10, 1, 30), (2, 5, 40, 2, 50), (3, 10, 100, 1, 1000), (4, 15, 200, 1, 1000)]
-    swf.write_text("; MaxProcs: 4\n" + "".join(
-        f"{i} {r} 0 {p} {q} -1 -1 {q} {w} -1 1 1 1 -1 -1 -1 -1 -1\n" for i, r, p, q, w in fields))
-    monkeypatch.setattr(study004, "trace", lambda file: str(swf))
-    study004._size_classes.cache_clear()
-    try:
-        got = study004._size_classes("hand.swf")
-    finally:
-        study004._size_classes.cache_clear()
-    area = 11 + 82 + 101 + 201
-    assert got["user"] == pytest.approx((50.0, 0.0, 100 * 93 / area, 0.0))
-    assert got["converter"] == pytest.approx((25.0, 25.0, 100 * 11 / area, 100 * 82 / area))
-
-
-def test_study004_figure8_sets_the_class_extremes_beside_the_caption():
-    import pandas as pd
-    rows = [("KTH-SP2", "FCFS", "small", 50.0, 20.0), ("KTH-SP2", "FCFS", "large", 4.0, 3.0),
-            ("KTH-SP2", "SAF", "small", 20.0, 22.0), ("KTH-SP2", "SAF", "large", 2.0, 2.5)]
-    classes = pd.DataFrame([{"trace": t, "policy": p, "class": c, "variant": v, "avg_bsld": b}
-                            for t, p, c, base, rf in rows for v, b in (("base", base), ("rf", rf))])
-    text = study004._figure8(classes)
-    assert "the small jobs' by up to 60.0 % (KTH-SP2 FCFS), and the large jobs' rises by at most 25.0 % " \
-           "(KTH-SP2 SAF)." in text
-    assert study004._figure8(classes[classes["class"] == "small"]) == ""
-    assert study004._figure8(None) == ""
-
-
-def test_study004_section65_compares_the_two_clairvoyant_baselines():
-    import pandas as pd
-    sums = {("SPF", "base"): 100.0, ("SPF", "class-clairvoyant"): 80.0, ("SPF", "runtime-clairvoyant"): 60.0,
-            ("SAF", "base"): 100.0, ("SAF", "class-clairvoyant"): 70.0, ("SAF", "runtime-clairvoyant"): 75.0}
-    main = pd.DataFrame([{"trace": "KTH-SP2", "policy": p, "variant": v, "sum_bsld": b} for (p, v), b in sums.items()])
-    text = study004._section65(main)
-    assert "KTH-SP2 20.0 % against 13 %" in text
-    assert ("in ours runtime-clairvoyant is ahead in 1 of 2 trace x policy, by -5.0 to 20.0 points (most on "
-            "KTH-SP2 SPF).") in text

@@ -1,0 +1,24 @@
+"""Study 004's Tables 2-3 size classes, computed from a hand-made SWF trace."""
+
+from __future__ import annotations
+
+import pytest
+from bftune.experiments.reproduce import jobsets004
+
+
+def test_size_classes_read_premature_jobs_by_either_request(tmp_path, monkeypatch):
+    """Runtimes 10, 40, 100, 200, each + 1 s in the converter's job set: divider 71.  Job 2 (p 41, request 50)
+    is non-premature by its request and premature by the converter's walltime max(50, 2 x 40) = 80."""
+    swf = tmp_path / "hand.swf"
+    fields = [(1, 0, 10, 1, 30), (2, 5, 40, 2, 50), (3, 10, 100, 1, 1000), (4, 15, 200, 1, 1000)]
+    swf.write_text("; MaxProcs: 4\n" + "".join(
+        f"{i} {r} 0 {p} {q} -1 -1 {q} {w} -1 1 1 1 -1 -1 -1 -1 -1\n" for i, r, p, q, w in fields))
+    monkeypatch.setattr(jobsets004, "trace", lambda file: str(swf))
+    jobsets004.size_classes.cache_clear()
+    try:
+        got = jobsets004.size_classes("hand.swf")
+    finally:
+        jobsets004.size_classes.cache_clear()
+    area = 11 + 82 + 101 + 201
+    assert got["user"] == pytest.approx((50.0, 0.0, 100 * 93 / area, 0.0))
+    assert got["converter"] == pytest.approx((25.0, 25.0, 100 * 11 / area, 100 * 82 / area))
