@@ -232,6 +232,7 @@ def _accept_table7(out: Path, main: pd.DataFrame | None, traces: list[str]) -> l
     by_kind: list[tuple[float, float]] = []  # per cell out of tolerance: (false large corrected, false small corrected)
     beyond: list[float] = []
     beyond_traces: list[str] = []
+    error_parts = _error_parts(out, main)
     for t in traces:
         for policy, theirs in zip(("FCFS", "SPF"), pub.TABLE7.get(t, ())):
             ours = stored.improvement(main, t, policy, "rf")
@@ -241,7 +242,7 @@ def _accept_table7(out: Path, main: pd.DataFrame | None, traces: list[str]) -> l
             if abs(ours - theirs) > TABLE7_TOLERANCE:
                 off.append(f"{t} {policy}-CI {ours - theirs:+.1f}")
                 cc = stored.improvement(main, t, policy, "class-clairvoyant")
-                parts = _error_parts(out, main, t, policy)
+                parts = error_parts.get((t, policy))
                 if parts is not None:
                     by_kind.append((parts[2] - parts[0], parts[1] - parts[0]))
                 if cc is not None:
@@ -376,28 +377,36 @@ def _table7(main: pd.DataFrame | None, traces: list[str]) -> str:
                      "rows, reruns only (%)", "class-clairvoyant (%)"], rows))
 
 
-def _error_parts(out: Path, main: pd.DataFrame | None, t: str, policy: str) -> tuple | None:
-    """Table 7 cell (t, policy): improvements over EASY-FCFS of rf, rf-no-false-small, rf-no-false-large and
-    class-clairvoyant (None where the error campaign or a main run is not stored)."""
+def _error_parts(out: Path, main: pd.DataFrame | None) -> dict[tuple[str, str], tuple[float, ...]]:
+    """Per Table 7 cell (trace, policy) stored in full: improvements over EASY-FCFS of rf, rf-no-false-small,
+    rf-no-false-large and class-clairvoyant."""
     errors = stored.runs(out, ERROR_KINDS)
-    values = (stored.improvement(main, t, policy, "rf"), *(stored.improvement(errors, t, policy, v) for v in ERROR_VARIANTS),
-              stored.improvement(main, t, policy, "class-clairvoyant"))
-    return None if any(v is None for v in values) else values
+    cells = {}
+    for t in pub.TABLE7:
+        for policy in ("FCFS", "SPF"):
+            values = [stored.improvement(main, t, policy, "rf"),
+                      *(stored.improvement(errors, t, policy, v) for v in ERROR_VARIANTS),
+                      stored.improvement(main, t, policy, "class-clairvoyant")]
+            known = [v for v in values if v is not None]
+            if len(known) == len(values):
+                cells[(t, policy)] = tuple(known)
+    return cells
 
 
 def _error_costs(out: Path, main: pd.DataFrame | None, quality: pd.DataFrame | None) -> str:
     """Table 7's cells split by the kind of classifier error: what correcting each kind alone recovers."""
     rows, large_first, fl_gaps = [], [], []
     fl_jobs: list[tuple[float, float]] = []  # per trace: median runtime / divider, % under 60 s
+    error_parts = _error_parts(out, main)
     for t in pub.TABLE7:
         metrics = stored.class_metrics(quality, t)
         theirs56 = pub.standard_table5(t)
-        if metrics is not None and _error_parts(out, main, t, "FCFS") is not None:
+        if metrics is not None and (t, "FCFS") in error_parts:
             fl_gaps.append(metrics["false_large_share"] - theirs56["false_large_share"])
             if metrics.get("fl_median_over_divider") is not None and metrics.get("fl_under_60s") is not None:
                 fl_jobs.append((metrics["fl_median_over_divider"], 100 * metrics["fl_under_60s"]))
         for policy, theirs in zip(("FCFS", "SPF"), pub.TABLE7[t]):
-            parts = _error_parts(out, main, t, policy)
+            parts = error_parts.get((t, policy))
             if parts is None:
                 continue
             rf, no_fs, no_fl, cc = parts
@@ -600,7 +609,7 @@ def _gaps(out: Path) -> str:
             "on the same base\", with two other job sets). Where ours and the study's differ by tens of points, "
             "the study's EASY-FCFS (or its EASY++) is not ours, and Table 7's improvements there are relative to a "
             "base we do not reproduce")
-    parts = [p for t in pub.TABLE7 for policy in ("FCFS", "SPF") if (p := _error_parts(out, main, t, policy))]
+    parts = list(_error_parts(out, main).values())
     large = sum(no_fl - rf > no_fs - rf for rf, no_fs, no_fl, _ in parts)
     kinds = (f" (in {large} of Table 7's {len(parts)} cells mostly its false large classes, small jobs sent to the "
              "large queue, rather than the kills: section \"What the classifier's errors cost\")"
