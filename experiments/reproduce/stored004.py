@@ -25,34 +25,31 @@ def short(label: str) -> str:
     return next((s for s, f in TRACES.items() if f.startswith(label)), label)
 
 
-def runs(out: Path, name: str) -> pd.DataFrame | None:
-    path = out / "campaigns" / name / "runs.csv"
+def _table(out: Path, name: str, file: str) -> pd.DataFrame | None:
+    """Table ``file`` of campaign ``name`` with traces under their short names (None: not stored)."""
+    path = out / "campaigns" / name / file
     if not path.exists():
         return None
     df = pd.read_csv(path)
-    df = df[df["status"] == "ok"] if "status" in df.columns else df
     df["trace"] = df["trace"].map(short)
     return df
+
+
+def runs(out: Path, name: str) -> pd.DataFrame | None:
+    """One row per run (``runs.csv``), the failed ones left out."""
+    df = _table(out, name, "runs.csv")
+    return df[df["status"] == "ok"].copy() if df is not None and "status" in df.columns else df
 
 
 def classes(out: Path, name: str) -> pd.DataFrame | None:
     """AVGbsld per reference class (small / large) of campaign ``name``'s runs (its ``classes.csv``)."""
-    path = out / "campaigns" / name / "classes.csv"
-    if not path.exists():
-        return None
-    df = pd.read_csv(path)
-    df["trace"] = df["trace"].map(short)
-    return df
+    return _table(out, name, "classes.csv")
 
 
 def quality(out: Path, name: str) -> pd.DataFrame | None:
-    path = out / "campaigns" / name / "classification.csv"
-    if not path.exists():
-        return None
-    df = pd.read_csv(path)
-    df = df[df["scope"] == "overall"].copy()
-    df["trace"] = df["trace"].map(short)
-    return df
+    """The classifier's overall quality per rf run (``classification.csv``'s overall rows)."""
+    df = _table(out, name, "classification.csv")
+    return None if df is None else df[df["scope"] == "overall"].copy()
 
 
 def value(df: pd.DataFrame | None, trace_: str, policy: str, variant: str, column: str) -> float | None:
