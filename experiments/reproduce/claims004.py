@@ -14,16 +14,17 @@ import pandas as pd
 from bftune.experiments.reproduce import published004 as pub
 from bftune.experiments.reproduce import stored004 as stored
 from bftune.experiments.reproduce.markdown import num, table
-from bftune.experiments.reproduce.stored004 import TRACES
+from bftune.experiments.reproduce.stored004 import POLICIES
 
 
 def per_policy(main: pd.DataFrame | None, traces: list[str], classes: pd.DataFrame | None = None) -> str:
+    """Section 6.1's table (every variant over the same base policy) and the claims of Sections 6.1-6.5."""
     rows = []
     worse: list[str] = []
     cc_below: list[str] = []
     guard_helps: list[str] = []
     guard_hurts: list[str] = []
-    policies = [] if main is None else [p for p in ("FCFS", "WFP3", "SPF", "SAF") if p in set(main["policy"])]
+    policies = [] if main is None else [p for p in POLICIES if p in set(main["policy"])]
     for t in traces:
         for p in policies:
             rf = stored.improvement(main, t, p, "rf", base_policy=p)
@@ -53,7 +54,8 @@ def per_policy(main: pd.DataFrame | None, traces: list[str], classes: pd.DataFra
 
 
 def section65(main: pd.DataFrame | None) -> str:
-    """Section 6.5's two figures: class-clairvoyant over base SPF where it "provided minor improvement"."""
+    """Section 6.5: class-clairvoyant over base SPF where it "provided minor improvement", and the two
+    clairvoyant baselines compared."""
     pairs = [(t, pub_value, stored.improvement(main, t, "SPF", "class-clairvoyant", base_policy="SPF"))
              for t, pub_value in pub.CLASS_CLAIRVOYANT_SPF.items()]
     measured = [f"{t} {ours:.1f} % against {theirs} %" for t, theirs, ours in pairs if ours is not None]
@@ -61,8 +63,8 @@ def section65(main: pd.DataFrame | None) -> str:
             + ", ".join(measured) + "." if measured else "")
     # Section 6.5 also compares the two clairvoyant baselines on WFP, SPF and SAF: "comparable performance, with
     # slightly better results when using runtimes-clairvoyant".
-    gaps = [(f"{t} {p}", rc - cc) for t in (TRACES if main is None else sorted(set(main["trace"])))
-            for p in ("WFP3", "SPF", "SAF")
+    gaps = [(f"{t} {p}", rc - cc) for t in ([] if main is None else sorted(set(main["trace"])))
+            for p in POLICIES[1:]
             if (rc := stored.improvement(main, t, p, "runtime-clairvoyant", base_policy=p)) is not None
             and (cc := stored.improvement(main, t, p, "class-clairvoyant", base_policy=p)) is not None]
     if gaps:
@@ -107,10 +109,14 @@ def restarted_share(main: pd.DataFrame | None, traces: list[str]) -> str:
             shares.append((t, float(share.min()), float(share.max())))
     if not shares:
         return ""
-    parts = ", ".join(f"{t} {lo:.1f}" + ("" if round(lo, 1) == round(hi, 1) else f"-{hi:.1f}") for t, lo, hi in shares)
+    parts = ", ".join(f"{t} {_range(lo, hi)}" for t, lo, hi in shares)
     printed = [pub.TABLE6[t][1] for t, _, _ in shares if t in pub.TABLE6]
-    span = f"{min(printed):.1f}" + ("" if min(printed) == max(printed) else f"-{max(printed):.1f}") if printed else ""
-    table6 = f" (its own Table 6 gives false small shares of {span} % on these traces)" if printed else ""
+    table6 = (f" (its own Table 6 gives false small shares of {_range(min(printed), max(printed))} % on these "
+              "traces)" if printed else "")
     return (" Section 6.4 puts the restarted jobs (the false small ones) at 2-4 % of all jobs at most"
             f"{table6}; our `rf` runs restart, in % of the jobs, over the policies: {parts}.")
 
+
+def _range(low: float, high: float) -> str:
+    """``low-high`` to one decimal, or one value where both round alike."""
+    return f"{low:.1f}" if f"{low:.1f}" == f"{high:.1f}" else f"{low:.1f}-{high:.1f}"

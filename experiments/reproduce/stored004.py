@@ -21,6 +21,10 @@ TRACES = {  # short name -> archive file
 }
 
 
+#: The study's four policies, each run plain (the base) and with the classifier.
+POLICIES = ("FCFS", "WFP3", "SPF", "SAF")
+
+
 def short(label: str) -> str:
     return next((s for s, f in TRACES.items() if f.startswith(label)), label)
 

@@ -42,7 +42,7 @@ from bftune.experiments.reproduce import jobsets004 as jobsets
 from bftune.experiments.reproduce import published004 as pub
 from bftune.experiments.reproduce import stored004 as stored
 from bftune.experiments.reproduce.markdown import diff, num, table
-from bftune.experiments.reproduce.stored004 import TRACES
+from bftune.experiments.reproduce.stored004 import POLICIES, TRACES
 from bftune.experiments.reproduce.study import CampaignPlan, Study, toml_list, trace
 
 ABLATION_TRACES = ("KTH-SP2", "CTC-SP2", "SDSC-SP2")
@@ -52,7 +52,7 @@ ABLATION_EXTRA_TRACES = {"abl_converter_weekly": ("SDSC-BLUE",),
                          "abl_safeguard_weekly": ("HPC2N", "SDSC-BLUE")}
 #: Ablations with every policy (the others: FCFS), and their variants: the safeguard's timing is tested on the
 #: claim it bears on, "classification improves AVGbsld for every trace x policy" (base runs: the main campaigns').
-ABLATION_POLICIES = {"abl_safeguard_weekly": ("FCFS", "WFP3", "SPF", "SAF")}
+ABLATION_POLICIES = {"abl_safeguard_weekly": POLICIES}
 ABLATION_VARIANTS = {"abl_safeguard_weekly": ("base", "rf")}
 MAIN_TRACES = ["KTH-SP2", "CTC-SP2", "SDSC-SP2"]  # every variant
 LARGE_TRACES = ["HPC2N", "SDSC-BLUE"]  # 200k+ jobs each: base, rf and class-clairvoyant only (time)
@@ -105,7 +105,7 @@ def plan(scale: str) -> list[CampaignPlan]:
     if scale == "quick":
         return [CampaignPlan("main", _config("main", ["KTH-SP2"], ["FCFS", "SPF"],
                                              ["base", "rf", "class-clairvoyant"], "", 'preset = "study004"'))]
-    policies = ["FCFS", "WFP3", "SPF", "SAF"]
+    policies = list(POLICIES)
     plans = [CampaignPlan("main", _config("main", MAIN_TRACES, policies, ALL_VARIANTS, "", 'preset = "study004"')),
              CampaignPlan("main_large", _config("main_large", LARGE_TRACES, policies,
                                                 ["base", "rf", "class-clairvoyant"], "", 'preset = "study004"'))]
@@ -157,7 +157,6 @@ TABLE7_TOLERANCE = 10.0
 QUALITY_KEYS = (("accuracy", "accuracy"), ("precision", "precision"), ("recall", "recall"),
                 ("false_small_share", "FS/all"), ("false_large_share", "FL/all"))
 HIGHER_IS_BETTER = ("accuracy", "precision", "recall")
-POLICIES = ("FCFS", "WFP3", "SPF", "SAF")
 
 
 def _row(criterion: str, off: list[str], checked: int, why: str) -> list[str]:

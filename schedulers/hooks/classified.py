@@ -98,25 +98,21 @@ class SmallFirst(Hook):
         else:
             small, prob = self.clf.classify(job.id, job.user, job.procs, job.walltime, job.submit, now)
         if self.mode == "class-clairvoyant":
-            divider = self.clf.divider(now)
-            small = divider is not None and core.true_runtime(job, self.mode) < divider
+            small = self._truly_small(core, job, now)
         elif self.mode in CORRECTED:
-            small = self._corrected(core, job, small, now)
+            truly_small = self._truly_small(core, job, now)
+            if truly_small != small and truly_small == (CORRECTED[self.mode] == SMALL):
+                small = truly_small  # the kind of error this mode corrects
         if self.mode == "runtime-clairvoyant":
             small = False  # one queue: classes play no part
         job.qclass = SMALL if small else LARGE
         job.tag("predicted_small", bool(small))
         job.tag("prob_small", float(prob))
 
-    def _corrected(self, core: Core, job: Job, small: bool, now: float) -> bool:
-        """The forest's class ``small``, unless it is the kind of error this mode corrects."""
+    def _truly_small(self, core: Core, job: Job, now: float) -> bool:
+        """The job's true class against the divider in force (none yet, in the first week: large)."""
         divider = self.clf.divider(now)
-        if divider is None:  # no divider yet (the first week): every job large, as for class-clairvoyant
-            return False
-        truly_small = core.true_runtime(job, self.mode) < divider
-        if truly_small != small and (SMALL if truly_small else LARGE) == CORRECTED[self.mode]:
-            return truly_small
-        return small
+        return divider is not None and core.true_runtime(job, self.mode) < divider
 
     def on_start(self, core: Core, job: Job, now: float) -> None:
         if not self.safeguard or job.qclass != SMALL:
