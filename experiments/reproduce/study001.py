@@ -269,7 +269,8 @@ def _gaps() -> str:
   Measured and ruled out (`experiments/REPRODUCTION.md`, study 001's CEA-Curie section): the machine size
   (93,312 gives the same signs), the simulator (ocst on our resamples gives our signs), the policy names,
   the job set (ocst accepts only SPEC-clean jobs; dropping the 84,604 jobs without a requested processor
-  count, which ocst reads, leaves LQF and LAF positive and moves study 000 away) and the source span
+  count, which ocst reads, leaves LQF and LAF positive and moves study 000 away; so does keeping only the
+  thin-node partition, whose size the study's 80,640 processors are) and the source span
   (resamples drawn from 3 months of the file: LQF and LAF turn negative only with the lightest months, and
   SQF and SAF then fall further short).
   The study's resampled traces remain; its workflow code was not found.
