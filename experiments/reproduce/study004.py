@@ -516,7 +516,7 @@ def _easy_plus_plus_original(all_gains: dict[str, list[float | None]]) -> list[s
     original = pub.TABLE7_EASY_PLUS_PLUS_ORIGINAL
     ours = []
     for k, (_, label, *_) in enumerate(EASY_PLUS_PLUS):
-        pairs = [(t, g[k], original[t]) for t, g in all_gains.items() if g[k] is not None]
+        pairs = [(t, gain, original[t]) for t, g in all_gains.items() if (gain := g[k]) is not None]
         if pairs:
             within = sum(abs(g - o) <= TABLE7_TOLERANCE for _, g, o in pairs)
             ours.append((within, -max(abs(g - o) for _, g, o in pairs), label, pairs))
