@@ -531,8 +531,9 @@ def _easy_plus_plus_original(all_gains: dict[str, list[float | None]]) -> list[s
             f"within {TABLE7_TOLERANCE:.0f} points of it on {len(study) - len(study_off)} of {len(study)}"
             + (f" (not on {', '.join(study_off)})" if study_off else "") + "."]
     if within == len(pairs) and study_off:
-        text.append("So our EASY and EASY++ agree with the original authors', and where the study's own EASY++ "
-                    "figure stands apart from both, the difference lies in the study's base or EASY++, not in ours.")
+        text.append(f"So on {label} our EASY and EASY++ agree with the original authors' figures, and where the "
+                    "study's own EASY++ stands apart from both, that points to the study's base or EASY++ rather than "
+                    "to ours.")
     return text
 
 

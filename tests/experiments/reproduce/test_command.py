@@ -250,7 +250,7 @@ def test_study004_easy_plus_plus_checks_the_base_and_names_it_where_perfect_clas
     # the study's own EASY++ (23 %) is not
     assert ("ours on SPEC's job set lies within 10 points on 1 of 1 traces (KTH-SP2 45.0 against 36 %); the "
             "study's own EASY++ lies within 10 points of it on 2 of 4 (not on KTH-SP2 23 against 36 %, CTC-SP2 1 "
-            "against 37 %). So our EASY and EASY++ agree with the original authors'") in report
+            "against 37 %). So on SPEC's job set our EASY and EASY++ agree with the original authors' figures") in report
     # within 10 points on the study's job set: no such claim
     (tmp_path / "campaigns" / "easypp" / "runs.csv").write_text(
         "trace,policy,variant,status,avg_bsld,sum_bsld\n"
@@ -263,7 +263,7 @@ def test_study004_easy_plus_plus_checks_the_base_and_names_it_where_perfect_clas
     # no job set of ours within 10 points of the original authors' 36 % (20, 50, 10 %): the closest (50) named, no
     # conclusion drawn
     assert "ours on overruns killed at walltime lies within 10 points on 0 of 1 traces (KTH-SP2 50.0 against 36 %)" in report
-    assert "agree with the original authors'" not in report
+    assert "agree with the original authors'" not in report  # no conclusion without agreement
     assert "there EASY++" not in report
 
 
