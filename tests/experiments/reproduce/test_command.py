@@ -9,7 +9,7 @@ import pytest
 from bftune.experiments.campaign.config import campaign_from_dict
 from bftune.experiments.cli import main
 from bftune.experiments.reproduce import (claims004, command, registry, stored004, study000, study001, study002,
-                                          study003, study004)
+                                          study003, study004, table7004)
 from bftune.experiments.reproduce.registry import SCALES, STUDIES
 from bftune.experiments.reproduce.study import CampaignPlan, Study, SHARED_WORKLOADS
 from locations import SHARED
@@ -385,8 +385,8 @@ def test_study004_ablation_table_names_each_trace_of_the_preset_once(tmp_path):
 def test_study004_error_costs_split_table7_cells_by_the_kind_of_error(tmp_path):
     _write_study004_runs(tmp_path)
     main, quality = stored004.runs(tmp_path, "main"), stored004.quality(tmp_path, "main")
-    assert "Not run at this scale" in study004._error_costs(tmp_path, main, quality)
-    folder = tmp_path / "campaigns" / study004.ERROR_KINDS
+    assert "Not run at this scale" in table7004.error_costs(tmp_path, main, quality)
+    folder = tmp_path / "campaigns" / table7004.ERROR_KINDS
     folder.mkdir(parents=True)
     # over EASY-FCFS (100): FCFS rf 50 %, no false small 52 %, no false large 58 %, class-clairvoyant 60 %;
     # SPF rf 20 %, 25 %, 65 %, 70 %
@@ -397,14 +397,14 @@ def test_study004_error_costs_split_table7_cells_by_the_kind_of_error(tmp_path):
         "KTH-SP2-1996-2.1-cln,FCFS,rf-no-false-large,ok,4.2,42.0\n"
         "KTH-SP2-1996-2.1-cln,SPF,rf-no-false-small,ok,7.5,75.0\n"
         "KTH-SP2-1996-2.1-cln,SPF,rf-no-false-large,ok,3.5,35.0\n")
-    text = study004._error_costs(tmp_path, main, quality)
+    text = table7004.error_costs(tmp_path, main, quality)
     assert "| KTH-SP2 | FCFS-CI | 50.0 | 52.0 | 58.0 | 60.0 | 50 | 4.0 | 4.0 | 9.3 | 9.3 | - | - |" in text
     # which jobs are false large, where the rf run stored it
     (tmp_path / "campaigns" / "main" / "classification.csv").write_text(
         "trace,policy,variant,scope,n,tp,fp,tn,fn,accuracy,precision,recall,fl_median_over_divider,fl_under_60s\n"
         "KTH-SP2-1996-2.1-cln,FCFS,rf,overall,1000,350,40,517,93,0.86,0.90,0.79,0.228,0.324\n")
     quality = stored004.quality(tmp_path, "main")
-    text = study004._error_costs(tmp_path, main, quality)
+    text = table7004.error_costs(tmp_path, main, quality)
     assert "| KTH-SP2 | FCFS-CI | 50.0 | 52.0 | 58.0 | 60.0 | 50 | 4.0 | 4.0 | 9.3 | 9.3 | 0.23 | 32.4 |" in text
     assert "| KTH-SP2 | SPF-CI | 20.0 | 25.0 | 65.0 | 70.0 | 59 |" in text
     assert ("recovers more than correcting the false small ones in 2 of 2 cells (KTH-SP2 FCFS-CI, KTH-SP2 SPF-CI): "
