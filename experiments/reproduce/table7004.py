@@ -36,6 +36,8 @@ ERROR_VARIANTS = ("rf-no-false-small", "rf-no-false-large")
 
 
 def table7(main: pd.DataFrame | None, traces: list[str]) -> str:
+    """Table 7 beside ours, with both readings of killed jobs that Batsim's output allows: a gap that one
+    reading closed would be a matter of counting, not of scheduling."""
     rows = []
     for t in traces:
         if t not in pub.TABLE7:
@@ -142,6 +144,8 @@ def easy_plus_plus_gains(out: Path) -> dict[str, list[float | None]]:
 
 
 def easy_plus_plus(out: Path, main: pd.DataFrame | None) -> str:
+    """EASY++ over EASY-FCFS per job set, beside the study's and its original authors' figures: the one check of
+    the base that no classifier setting enters."""
     head = ("## EASY++ on the same base (Table 7's first column)\n\n"
             "The study also ran EASY++ (Tsafrir et al.: EASY-FCFS planning with the mean of the user's last two "
             "runtimes, shortest prediction backfilled first; no classifier) and gave its improvement over its own "
