@@ -156,7 +156,7 @@ def _gaps() -> str:
 STUDY = Study(
     number="000", title="Tuning EASY-Backfilling queues", seed_file="000_d60d5c521d90969e.txt", plan=plan,
     report=report, extra=extra,
-    durations={"quick": "KTH-SP2, 20 resampled weeks per half, plus Tables 1-2: about 5 min",
+    durations={"quick": "KTH-SP2, 20 resampled weeks per half, plus Tables 1-2: about 20 s on 2 cores",
                "paper": "5 traces x 100 runs x 250 weeks per half, measured on the project machine with the "
                         "compiled core (2026-11-24): KTH-SP2, SDSC-SP2, CTC-SP2 and SDSC-BLUE about 630 "
                         "CPU-seconds in all, CEA-Curie about 2,200 (22 a run): about 25 min on 2 idle cores"})

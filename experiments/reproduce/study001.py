@@ -280,7 +280,7 @@ def _gaps() -> str:
 STUDY = Study(
     number="001", title="Online tuning of EASY-Backfilling using queue reordering policies",
     seed_file="001_11d0b492e262f996.txt", plan=plan, report=report, extra=extra,
-    durations={"quick": "KTH-SP2, 3 one-year resamples, plus the ocst evidence on one resample: about 5 min",
+    durations={"quick": "KTH-SP2, 3 one-year resamples, plus the ocst evidence on one resample: about 1 min on 2 cores",
                "paper": "5 traces x 60 two-year resamples x 20 strategies, plus the ocst evidence on 3 traces "
                         "(8 min on one core); measured on the project machine with the compiled core "
                         "(2026-11-24): 1,300 CPU-seconds for KTH-SP2, 3,200 for CTC-SP2, 1,000 for SDSC-SP2, "

@@ -47,5 +47,5 @@ def report(out: Path, scale: str) -> str:
 STUDY = Study(
     number="003", title="PV-EASY: shadow-load preemption and venture backfilling",
     seed_file="003_dd76c05782ff7524.txt", plan=plan, report=report,
-    durations={"quick": "CTC-SP2, 12 whole-trace runs: a few minutes on 2 cores",
+    durations={"quick": "CTC-SP2, 12 whole-trace runs: about 20 s on 2 cores",
                "paper": "CTC-SP2 and SDSC-BLUE, 252 whole-trace runs: about two hours on 2 cores"})
