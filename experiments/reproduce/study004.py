@@ -50,9 +50,11 @@ from bftune.experiments.reproduce.table7004 import (EASY_PLUS_PLUS, ERROR_KINDS,
                                                     TABLE7_TOLERANCE)
 
 ABLATION_TRACES = ("KTH-SP2", "CTC-SP2", "SDSC-SP2")
-#: Ablations run on more traces: the text's weekly features also on SDSC-BLUE, the one trace whose Tables 5-6
-#: gap is a classifier that errs *less* than the published one (freshness is the documented difference to test).
-ABLATION_EXTRA_TRACES = {"abl_converter_weekly": ("SDSC-BLUE",),
+#: Ablations run on more traces: the text's weekly features, its decoupled pipeline and its weekly divider also on
+#: SDSC-BLUE, the one trace whose Tables 5-6 gap is a classifier that errs *less* than the published one (each is a
+#: documented difference that makes the classifier err more).
+ABLATION_EXTRA_TRACES = {"abl_converter_weekly": ("SDSC-BLUE",), "abl_study004_text": ("SDSC-BLUE",),
+                         "abl_divider_week": ("SDSC-BLUE",),
                          "abl_safeguard_weekly": ("HPC2N", "SDSC-BLUE")}
 #: Ablations with every policy (the others: FCFS), and their variants: the safeguard's timing is tested on the
 #: claim it bears on, "classification improves AVGbsld for every trace x policy" (base runs: the main campaigns').
@@ -188,11 +190,10 @@ def _accept_quality(out: Path, quality: pd.DataFrame | None, traces: list[str]) 
                 off.append(f"{t} {label} {d:+.2f}")
                 (better if (d > 0) == (key in HIGHER_IS_BETTER) else worse).add(t)
     fresh = _feature_effect(out)
-    weekly = stored.quality(out, "abl_converter_weekly")
     why = []
     if better:
         why.append(f"{', '.join(sorted(better))}: our classifier errs less than the published one"
-                   + "".join(_weekly_evidence(t, stored.class_metrics(weekly, t)) for t in sorted(better)))
+                   + "".join(_classifier_evidence(out, t) for t in sorted(better)))
     if worse:
         why.append(f"{', '.join(sorted(worse))}: ours errs more; "
                    + "".join(f"on {t} weekly instead of live features cost {fresh[t]:.1f} accuracy points "
@@ -201,18 +202,37 @@ def _accept_quality(out: Path, quality: pd.DataFrame | None, traces: list[str]) 
     return _row(f"Tables 5-6 within {QUALITY_TOLERANCE:.0f} points", off, checked, ". ".join(why))
 
 
-def _weekly_evidence(t: str, weekly: dict | None) -> str:
-    """Where trace ``t``'s cells sit with the text's weekly features (``abl_converter_weekly``), if run."""
-    if weekly is None:
-        return ""
+#: The ablations that change only how the classifier learns (the text's readings), in the order the evidence gives
+#: them: the text's weekly features, its decoupled weekly pipeline, its weekly divider.
+CLASSIFIER_ABLATIONS = (("abl_converter_weekly", "the study's weekly features instead of live ones"),
+                        ("abl_study004_text", "the text's decoupled weekly learning"),
+                        ("abl_divider_week", "the text's divider over the last week"))
+
+
+def _classifier_evidence(out: Path, t: str) -> str:
+    """Where trace ``t``'s Tables 5-6 cells sit under each documented reading of the classifier that was run on it.
+
+    A gap where ours errs *less* is closed by a documented difference only if one reading brings all five cells
+    within tolerance; if each misses one, the published classifier sits between our readings and none accounts
+    for it alone.
+    """
     theirs = pub.standard_table5(t)
-    cells = ", ".join(f"{label} {weekly[key] - theirs[key]:+.1f}".replace("-0.0", "+0.0")
-                      for key, label in QUALITY_KEYS)
-    within = sum(abs(weekly[key] - theirs[key]) <= QUALITY_TOLERANCE for key, _ in QUALITY_KEYS)
-    verdict = ("the text's weekly features account for the gap" if within == len(QUALITY_KEYS) else
-               "the published classifier lies between the two")
-    return (f"; with the study's weekly features instead of live ones (`abl_converter_weekly`) {t} reads "
-            f"{cells} ({within} of {len(QUALITY_KEYS)} within): {verdict}")
+    parts, closes = [], []
+    for campaign, what in CLASSIFIER_ABLATIONS:
+        metrics = stored.class_metrics(stored.quality(out, campaign), t)
+        if metrics is None:
+            continue
+        cells = ", ".join(f"{label} {metrics[key] - theirs[key]:+.1f}".replace("-0.0", "+0.0")
+                          for key, label in QUALITY_KEYS)
+        within = sum(abs(metrics[key] - theirs[key]) <= QUALITY_TOLERANCE for key, _ in QUALITY_KEYS)
+        parts.append(f"with {what} (`{campaign}`) {t} reads {cells} ({within} of {len(QUALITY_KEYS)} within)")
+        if within == len(QUALITY_KEYS):
+            closes.append(f"`{campaign}`")
+    if not parts:
+        return ""
+    verdict = (f"{' and '.join(closes)} account{'s' if len(closes) == 1 else ''} for the gap" if closes else
+               "no documented reading meets all five: the published classifier lies between ours")
+    return "; " + "; ".join(parts) + ": " + verdict
 
 
 def _accept_table7(out: Path, main: pd.DataFrame | None, traces: list[str]) -> list[str]:
@@ -399,10 +419,10 @@ def _small_jobs_example(out: Path, trace_: str = "KTH-SP2", policy: str = "SAF")
 
 def _divider_effect(out: Path) -> str:
     """What the divider's window changes: the main campaign (every finished job) against ``abl_divider_week``."""
-    main, week = stored.runs(out, "main"), stored.runs(out, "abl_divider_week")
-    mq, wq = stored.quality(out, "main"), stored.quality(out, "abl_divider_week")
+    main, week = stored.both(stored.runs, out), stored.runs(out, "abl_divider_week")
+    mq, wq = stored.both(stored.quality, out), stored.quality(out, "abl_divider_week")
     changes = []
-    for t in ABLATION_TRACES:
+    for t in ablation_traces("abl_divider_week"):
         pairs = [(stored.improvement(week, t, "FCFS", v), stored.improvement(main, t, "FCFS", v))
                  for v in ("rf", "class-clairvoyant")]
         cells = (_within(wq, t), _within(mq, t))
@@ -502,11 +522,11 @@ def _gaps(out: Path) -> str:
 STUDY = Study(
     number="004", title="Improving the performance of batch schedulers using online job runtime classification",
     seed_file="004_444fe9ecbecc8f85.txt", plan=plan, report=report,
-    durations={"quick": "KTH-SP2, FCFS and SPF: about 1.5 min on 2 cores",
+    durations={"quick": "KTH-SP2, FCFS and SPF: about 30 s on 2 cores",
                "paper": "3 traces x 4 policies x 5 variants, 2 large traces x 4 policies x 3 variants, 8 "
-                        "ablation campaigns (FCFS on 3 traces, one also on SDSC-BLUE; the safeguard's timing on "
+                        "ablation campaigns (FCFS on 3 traces, three also on SDSC-BLUE; the safeguard's timing on "
                         "every trace x policy), EASY++ with FCFS on 4 traces x 3 job sets, the two kinds of classifier "
-                        "error on Table 7's 4 traces x 2 policies: 238 runs, 187 of them distinct (the ablations "
-                        "share base runs by id), about 3,800 CPU-seconds on the project machine (2026-11-24, "
+                        "error on Table 7's 4 traces x 2 policies: 244 runs, 191 of them distinct (the ablations "
+                        "share base runs by id), about 4,000 CPU-seconds on the project machine (2026-11-24, "
                         "compiled core; the stored runs' cpu_s, each distinct run once): about 35 min on 2 idle "
                         "cores"})
