@@ -170,6 +170,16 @@ def test_an_output_path_that_is_a_file_is_one_line_and_exit_2(tmp_path, capsys):
     assert "not a directory" in capsys.readouterr().err
 
 
+QUALITY_HEADER = "trace,policy,variant,scope,n,tp,fp,tn,fn,accuracy,precision,recall\n"
+
+
+def _write_quality(out: Path, campaign: str, counts: str) -> None:
+    """Campaign ``campaign``'s classifier report: one KTH-SP2 FCFS rf row of ``counts`` (n,tp,...,recall)."""
+    folder = out / "campaigns" / campaign
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "classification.csv").write_text(QUALITY_HEADER + f"KTH-SP2-1996-2.1-cln,FCFS,rf,overall,{counts}\n")
+
+
 def _write_study004_runs(out: Path) -> None:
     """A hand-made main campaign on KTH-SP2: classifier at Table 5-6's values, SPF made worse by the safeguard."""
     folder = out / "campaigns" / "main"
@@ -181,9 +191,7 @@ def _write_study004_runs(out: Path) -> None:
     lines += [f"KTH-SP2-1996-2.1-cln,{p},{v},ok,{s / 10},{s},{s},{s}" for (p, v), s in sums.items()]
     (folder / "runs.csv").write_text("\n".join(lines) + "\n")
     # Table 5-6 in the standard reading: accuracy 86, precision 90, recall 79, FS/all 4.0, FL/all 9.3
-    (folder / "classification.csv").write_text(
-        "trace,policy,variant,scope,n,tp,fp,tn,fn,accuracy,precision,recall\n"
-        "KTH-SP2-1996-2.1-cln,FCFS,rf,overall,1000,350,40,517,93,0.86,0.90,0.79\n")
+    _write_quality(out, "main", "1000,350,40,517,93,0.86,0.90,0.79")
 
 
 def test_study004_acceptance_rows_name_each_miss_and_its_evidence(tmp_path):
@@ -206,31 +214,19 @@ def test_study004_acceptance_rows_name_each_miss_and_its_evidence(tmp_path):
 def test_study004_a_classifier_better_than_published_is_set_beside_the_weekly_ablation(tmp_path):
     _write_study004_runs(tmp_path)
     # live features: accuracy 92, precision 95, recall 89 (Table 5-6 standard reading for KTH-SP2: 86, 90, 79)
-    (tmp_path / "campaigns" / "main" / "classification.csv").write_text(
-        "trace,policy,variant,scope,n,tp,fp,tn,fn,accuracy,precision,recall\n"
-        "KTH-SP2-1996-2.1-cln,FCFS,rf,overall,1000,400,21,520,59,0.92,0.95,0.87\n")
+    _write_quality(tmp_path, "main", "1000,400,21,520,59,0.92,0.95,0.87")
     main, quality = stored004.runs(tmp_path, "main"), stored004.quality(tmp_path, "main")
     text = study004._acceptance(tmp_path, "paper", main, quality, ["KTH-SP2"])
     assert "KTH-SP2: our classifier errs less than the published one |" in text  # no ablation stored: no claim
-    weekly = tmp_path / "campaigns" / "abl_converter_weekly"
-    weekly.mkdir(parents=True)
-    (weekly / "classification.csv").write_text(
-        "trace,policy,variant,scope,n,tp,fp,tn,fn,accuracy,precision,recall\n"
-        "KTH-SP2-1996-2.1-cln,FCFS,rf,overall,1000,350,40,517,93,0.867,0.897,0.790\n")
+    _write_quality(tmp_path, "abl_converter_weekly", "1000,350,40,517,93,0.867,0.897,0.790")
     text = study004._acceptance(tmp_path, "paper", main, quality, ["KTH-SP2"])
     assert ("with the study's weekly features instead of live ones (`abl_converter_weekly`) KTH-SP2 reads "
             "accuracy +0.7, precision -0.3, recall +0.0, FS/all +0.0, FL/all +0.0 (5 of 5 within): "
             "`abl_converter_weekly` accounts for the gap") in text
     # the text's other readings, when run on that trace, are set beside it; if none meets all five cells, none
     # is said to account for the gap
-    (weekly / "classification.csv").write_text(
-        "trace,policy,variant,scope,n,tp,fp,tn,fn,accuracy,precision,recall\n"
-        "KTH-SP2-1996-2.1-cln,FCFS,rf,overall,1000,350,40,517,93,0.867,0.80,0.790\n")
-    divider = tmp_path / "campaigns" / "abl_divider_week"
-    divider.mkdir(parents=True)
-    (divider / "classification.csv").write_text(
-        "trace,policy,variant,scope,n,tp,fp,tn,fn,accuracy,precision,recall\n"
-        "KTH-SP2-1996-2.1-cln,FCFS,rf,overall,1000,350,40,517,93,0.90,0.90,0.86\n")
+    _write_quality(tmp_path, "abl_converter_weekly", "1000,350,40,517,93,0.867,0.80,0.790")
+    _write_quality(tmp_path, "abl_divider_week", "1000,350,40,517,93,0.90,0.90,0.86")
     text = study004._acceptance(tmp_path, "paper", main, quality, ["KTH-SP2"])
     assert "(`abl_converter_weekly`) KTH-SP2 reads accuracy +0.7, precision -10.0," in text
     assert ("; with the text's divider over the last week (`abl_divider_week`) KTH-SP2 reads accuracy +4.0, "
@@ -291,11 +287,7 @@ def test_study004_gap_text_takes_its_figures_from_the_ablation(tmp_path):
     spec.mkdir(parents=True)
     (spec / "runs.csv").write_text("trace,policy,variant,status,avg_bsld,sum_bsld\n"
                                    "KTH-SP2-1996-2.1-cln,FCFS,base,ok,5.0,50.0\n")
-    weekly = tmp_path / "campaigns" / "abl_converter_weekly"
-    weekly.mkdir(parents=True)
-    (weekly / "classification.csv").write_text(
-        "trace,policy,variant,scope,n,tp,fp,tn,fn,accuracy,precision,recall\n"
-        "KTH-SP2-1996-2.1-cln,FCFS,rf,overall,1000,300,50,500,150,0.80,0.86,0.67\n")
+    _write_quality(tmp_path, "abl_converter_weekly", "1000,300,50,500,150,0.80,0.86,0.67")
     text = study004._gaps(tmp_path)
     assert "against SPEC's job set by KTH-SP2 x2.00" in text
     assert "accuracy is 6.0 points lower than with the classes of the jobs finished" in text
@@ -311,9 +303,7 @@ def test_study004_gap_text_takes_its_figures_from_the_ablation(tmp_path):
                                    "KTH-SP2-1996-2.1-cln,FCFS,base,ok,10.0,100.0\n"
                                    "KTH-SP2-1996-2.1-cln,FCFS,rf,ok,6.0,60.0\n"
                                    "KTH-SP2-1996-2.1-cln,FCFS,class-clairvoyant,ok,5.5,55.0\n")
-    (week / "classification.csv").write_text(
-        "trace,policy,variant,scope,n,tp,fp,tn,fn,accuracy,precision,recall\n"
-        "KTH-SP2-1996-2.1-cln,FCFS,rf,overall,1000,350,40,450,160,0.80,0.90,0.69\n")
+    _write_quality(tmp_path, "abl_divider_week", "1000,350,40,450,160,0.80,0.90,0.69")
     assert ("KTH-SP2: Tables 5-6 cells within 5 points 2 -> 5 of 5, rf 40.0 -> 50.0 %, class-clairvoyant "
             "45.0 -> 60.0 % (published FCFS-CI 50 %)") in study004._gaps(tmp_path)
     assert "the main campaign's `classes.csv` shows it per reference class" in text
