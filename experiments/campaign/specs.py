@@ -13,6 +13,8 @@ import json
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from bftune.experiments.campaign.paths import trace_key
+
 #: Version of the run files and of the run identity; bump it when a run's meaning changes.
 RESULT_FORMAT = 1
 
@@ -36,7 +38,8 @@ def derive_seed(seed: int, *parts: Any) -> int:
 class RunSpec:
     """One independent simulation job of a campaign.
 
-    ``trace`` is the source as written in the config (part of the run id);
+    ``trace`` is the source as written in the config (part of the run id, as
+    :func:`~bftune.experiments.campaign.paths.trace_key` normalises it);
     ``trace_path`` is where workers read it (None for ``synthetic:``).
     ``options`` is a :meth:`SchedulerConfig.from_options` dict; ``labels``
     describe the run for the tables (strategy, pair, resample...).  ``weeks``
@@ -64,7 +67,7 @@ class RunSpec:
 
     def identity(self) -> dict:
         """Everything that determines the run's results (labels and the resolved path excluded)."""
-        identity = {"format": RESULT_FORMAT, "kind": self.kind, "trace": self.trace, "procs": self.procs,
+        identity = {"format": RESULT_FORMAT, "kind": self.kind, "trace": trace_key(self.trace), "procs": self.procs,
                     "walltime_from_runtime": self.walltime_from_runtime, "lenient": self.lenient,
                     "split": self.split, "weeks": self.weeks, "resample_seed": self.resample_seed,
                     "options": self.options, "tau": self.tau}
