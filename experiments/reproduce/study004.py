@@ -1,6 +1,6 @@
 """Study 004 (small/large runtime classification, Zrigui et al. 2022): campaigns and report.
 
-Campaigns (``[campaign] kind = "classification"``, tau = 60 s, forest seed 1):
+Campaigns (``[campaign] kind = "classification"``, tau = 60 s, forest seed 1 except ``forest_seed_*``):
 
 - ``main``: the ``study004`` preset (:mod:`bftune.experiments.presets`) on
   KTH-SP2, CTC-SP2 and SDSC-SP2, policies FCFS, WFP3, SPF, SAF, all five
@@ -11,22 +11,27 @@ Campaigns (``[campaign] kind = "classification"``, tau = 60 s, forest seed 1):
   with FCFS on KTH-SP2, CTC-SP2 and SDSC-SP2 (base / rf / class-clairvoyant):
   SPEC's defaults, SPEC's job set with live features, the study's job set
   with overruns killed at their walltime, the Batsim converter's job set with
-  weekly features (also on SDSC-BLUE: ``ABLATION_EXTRA_TRACES``), the study's
-  pipeline as its text describes it (``study004-text``), the preset with a
-  20 h threshold, the preset with the text's weekly divider, and the preset
-  with the safeguard checked at each week's end (every trace x policy).
+  weekly features, the study's pipeline as its text describes it
+  (``study004-text``), the preset with a 20 h threshold, the preset with the
+  text's weekly divider (three of them also on SDSC-BLUE:
+  ``ABLATION_EXTRA_TRACES``), and the preset with the safeguard checked at
+  each week's end (every trace x policy).
 - ``easypp*`` (paper scale): EASY++ over EASY-FCFS on Table 7's traces under
   three job sets, the check of the base that Table 7's first column allows.
 - ``error_kinds`` (paper scale): rf with its false large, or its false small,
   classes corrected from the true runtimes, on Table 7's cells: what each
   kind of classifier error costs.
+- ``forest_seed_2``, ``forest_seed_3`` (paper scale): base and rf on the three
+  main traces x four policies with forest seeds 2 and 3, so that each miss
+  carries its range over seeds (:mod:`.seeds004`).
 
 The report: job sets, dividers and size classes (Tables 1-3), classifier
 quality (Tables 5-6, in the reading of :mod:`.published004`), improvements
 over EASY-FCFS (Table 7, with the three readings of the bsld of killed jobs),
 what each kind of error costs, EASY++, improvements per trace and policy
 (Section 6.1) with the class-clairvoyant check and the figures of Sections
-6.4-6.5 and Figure 8, the ablation, and what does not reproduce and why.
+6.4-6.5 and Figure 8, the forest's seed, the ablation, and what does not
+reproduce and why.
 Tables 1-3 come from the traces (:mod:`.jobsets004`), Table 7 with its two checks
 (the kinds of error, EASY++) from :mod:`.table7004`, Section 6's claims from
 :mod:`.claims004`; every part reads the stored runs through :mod:`.stored004`.
