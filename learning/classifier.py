@@ -279,6 +279,11 @@ def confusion_metrics(tp: int, fp: int, tn: int, fn: int) -> dict:
     }
 
 
+def _quartiles(values: np.ndarray) -> list[float] | None:
+    """The first, second and third quartiles of ``values``, or None if there are none."""
+    return [float(v) for v in np.percentile(values, [25, 50, 75])] if len(values) else None
+
+
 class RuntimeClassifier:
     """Online small/large classifier; see the module docstring for the semantics."""
 
@@ -557,11 +562,9 @@ class RuntimeClassifier:
         divider = np.asarray([np.nan if d is None else d for d in self._divider_at], dtype=float)
         out = {}
         for name, mask in (("false_large", (state == 1) & ~pred), ("false_small", (state == 0) & pred)):
-            p, ratio = runtime[mask], runtime[mask] / divider[mask]
-            quartiles = ([float(v) for v in np.percentile(p, [25, 50, 75])] if len(p) else None)
-            out[name] = {"n": int(mask.sum()), "runtime_quartiles": quartiles,
-                         "runtime_over_divider_quartiles":
-                             [float(v) for v in np.percentile(ratio, [25, 50, 75])] if len(p) else None,
+            p = runtime[mask]
+            out[name] = {"n": int(mask.sum()), "runtime_quartiles": _quartiles(p),
+                         "runtime_over_divider_quartiles": _quartiles(p / divider[mask]),
                          "shorter_than_60s": float(np.mean(p < 60.0)) if len(p) else None}
         return out
 

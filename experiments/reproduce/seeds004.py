@@ -30,44 +30,46 @@ def campaign(seed: int) -> str:
     return f"forest_seed_{seed}"
 
 
-def improvements(out: Path, main: pd.DataFrame | None, t: str, policy: str,
-                 base_policy: str) -> list[float]:
-    """``rf``'s improvement over plain EASY with ``base_policy``, for seed 1 (main) then each stored extra seed."""
-    frames = [main] + [stored.runs(out, campaign(s)) for s in EXTRA_SEEDS]
-    values = [stored.improvement(df, t, policy, "rf", base_policy=base_policy) for df in frames]
+def load(out: Path, main: pd.DataFrame | None) -> list[pd.DataFrame | None]:
+    """The runs of every seed, seed 1 (the main campaigns) first: read once, then passed to the functions below."""
+    return [main] + [stored.runs(out, campaign(s)) for s in EXTRA_SEEDS]
+
+
+def improvements(by_seed: list[pd.DataFrame | None], t: str, policy: str, base_policy: str) -> list[float]:
+    """``rf``'s improvement over plain EASY with ``base_policy`` under each seed whose runs are stored."""
+    values = [stored.improvement(df, t, policy, "rf", base_policy=base_policy) for df in by_seed]
     return [v for v in values if v is not None]
 
 
-def spread(out: Path, main: pd.DataFrame | None, t: str, policy: str, base_policy: str,
-           minus: float = 0.0) -> str:
+def spread(by_seed: list[pd.DataFrame | None], t: str, policy: str, base_policy: str, minus: float = 0.0) -> str:
     """``seeds 1-3: a to b``: the range of ``improvement - minus`` over the seeds, or "" with one seed stored."""
-    values = [v - minus for v in improvements(out, main, t, policy, base_policy)]
+    values = [v - minus for v in improvements(by_seed, t, policy, base_policy)]
     if len(values) < 2:
         return ""
     return f"seeds 1-{len(values)}: {min(values):+.1f} to {max(values):+.1f}"
 
 
-def sign_flips(out: Path, main: pd.DataFrame | None) -> list[str]:
+def sign_flips(by_seed: list[pd.DataFrame | None]) -> list[str]:
     """The main traces' cells (over the same base policy) whose improvement changes sign with the seed."""
     flips = []
     for t in SEED_TRACES:
         for p in POLICIES:
-            values = improvements(out, main, t, p, p)
+            values = improvements(by_seed, t, p, p)
             if len(values) > 1 and min(values) <= 0 < max(values):
                 flips.append(f"{t} {p}")
     return flips
 
 
-def section(out: Path, main: pd.DataFrame | None) -> str:
+def section(by_seed: list[pd.DataFrame | None]) -> str:
     """The seed table: every main trace x policy over the same base, and Table 7's cells over EASY-FCFS."""
     rows, table7_always_off = [], []
     for t in SEED_TRACES:
         for p in POLICIES:
-            values = improvements(out, main, t, p, p)
+            values = improvements(by_seed, t, p, p)
             if len(values) > 1:
                 rows.append([t, p, "same policy", *[num(v) for v in values], "-"])
         for p, theirs in zip(("FCFS", "SPF"), pub.TABLE7.get(t, ())):
-            values = improvements(out, main, t, p, "FCFS")
+            values = improvements(by_seed, t, p, "FCFS")
             if len(values) < 2:
                 continue
             rows.append([t, f"{p}-CI", "EASY-FCFS", *[num(v) for v in values], str(theirs)])
@@ -76,7 +78,7 @@ def section(out: Path, main: pd.DataFrame | None) -> str:
     if not rows:
         return ""
     seeds = ["seed 1 (%)"] + [f"seed {s} (%)" for s in EXTRA_SEEDS]
-    reading = (f"The improvement changes sign with the seed on {', '.join(sign_flips(out, main)) or 'no cell'}; "
+    reading = (f"The improvement changes sign with the seed on {', '.join(sign_flips(by_seed)) or 'no cell'}; "
                f"Table 7 cells beyond {TABLE7_TOLERANCE:.0f} points under every seed: "
                f"{', '.join(table7_always_off) or 'none'}.")
     return ("## The forest's seed\n\n"

@@ -141,7 +141,7 @@ def report(out: Path, scale: str) -> str:
     parts = [_intro(scale, traces), _acceptance(out, scale, main, quality, traces), jobsets.section(),
              _table56(quality, traces), t7.table7(main, traces), t7.error_costs(out, main, quality),
              t7.easy_plus_plus(out, main), claims.per_policy(main, traces, stored.both(stored.classes, out)),
-             seeds.section(out, main)]
+             seeds.section(seeds.load(out, main))]
     if scale == "paper":
         parts.append(_ablation(out))
     parts.append(_gaps(out))
@@ -255,6 +255,7 @@ def _accept_table7(out: Path, main: pd.DataFrame | None, traces: list[str]) -> l
     beyond: list[float] = []
     beyond_traces: list[str] = []
     error_parts = t7.error_parts(out, main)
+    by_seed = seeds.load(out, main)
     for t in traces:
         for policy, theirs in zip(("FCFS", "SPF"), pub.TABLE7.get(t, ())):
             ours = stored.improvement(main, t, policy, "rf")
@@ -262,7 +263,7 @@ def _accept_table7(out: Path, main: pd.DataFrame | None, traces: list[str]) -> l
                 continue
             checked += 1
             if abs(ours - theirs) > TABLE7_TOLERANCE:
-                spread = seeds.spread(out, main, t, policy, "FCFS", minus=theirs)
+                spread = seeds.spread(by_seed, t, policy, "FCFS", minus=theirs)
                 off.append(f"{t} {policy}-CI {ours - theirs:+.1f}" + (f" ({spread})" if spread else ""))
                 cc = stored.improvement(main, t, policy, "class-clairvoyant")
                 parts = error_parts.get((t, policy))
@@ -297,6 +298,7 @@ def _accept_table7(out: Path, main: pd.DataFrame | None, traces: list[str]) -> l
 def _accept_every_policy(out: Path, main: pd.DataFrame | None, traces: list[str]) -> list[str]:
     off, checked, rescued, always = [], 0, 0, 0
     weekly = _weekly_safeguard(out)
+    by_seed = seeds.load(out, main)
     for t in traces:
         for p in POLICIES:
             rf = stored.improvement(main, t, p, "rf", base_policy=p)
@@ -306,15 +308,15 @@ def _accept_every_policy(out: Path, main: pd.DataFrame | None, traces: list[str]
             if rf <= 0:
                 ns = stored.improvement(main, t, p, "rf-no-safeguard", base_policy=p)
                 wk = weekly.get((t, p))
-                notes = [note for note in (seeds.spread(out, main, t, p, p),
+                notes = [note for note in (seeds.spread(by_seed, t, p, p),
                                            "" if ns is None else f"no safeguard {ns:+.1f} %",
                                            "" if wk is None else f"weekly check {wk[0]:+.1f} %") if note]
                 off.append(f"{t} {p} {rf:+.1f} %" + (f" ({'; '.join(notes)})" if notes else ""))
                 rescued += ns is not None and ns > 0
-                seeded = seeds.improvements(out, main, t, p, p)
+                seeded = seeds.improvements(by_seed, t, p, p)
                 always += len(seeded) > 1 and max(seeded) <= 0
     why = f"the safeguard's kills: without them {rescued} of {len(off)} improve (rf-no-safeguard)"
-    flips = seeds.sign_flips(out, main)
+    flips = seeds.sign_flips(by_seed)
     if always or flips:
         changing = (f"{', '.join(flips)} change{'s' if len(flips) == 1 else ''} sign with it" if flips else
                     "no cell changes sign with it")

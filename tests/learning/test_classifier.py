@@ -149,6 +149,13 @@ def test_divider_and_labels_by_hand():
         assert (rec["divider"], rec["label"]) == (divider, label), jid
     counts = clf.report()["counts"]
     assert counts["unlabelled"] == 2 and counts["evaluated"] == 3 and counts["truly_small"] == 2
+    # in the first week every job is predicted large: the truly small D and E are its false large jobs
+    errors = clf.report()["errors"]
+    assert errors["false_large"]["n"] == 2 and errors["false_large"]["runtime_quartiles"] == [14.75, 15.5, 16.25]
+    assert errors["false_large"]["runtime_over_divider_quartiles"][1] == pytest.approx((14 / 15 + 17 / 17.5) / 2)
+    assert errors["false_large"]["shorter_than_60s"] == 1.0
+    assert errors["false_small"] == {"n": 0, "runtime_quartiles": None, "runtime_over_divider_quartiles": None,
+                                     "shorter_than_60s": None}
 
 
 def test_an_infinite_divider_window_keeps_every_finished_job():

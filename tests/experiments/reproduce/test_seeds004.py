@@ -25,18 +25,18 @@ def _seeded(tmp_path: Path, saf_rf: tuple[float, float, float], fcfs_rf: tuple[f
 
 
 def _section(tmp_path: Path) -> str:
-    return seeds004.section(tmp_path, stored004.runs(tmp_path, "main"))
+    return seeds004.section(seeds004.load(tmp_path, stored004.runs(tmp_path, "main")))
 
 
 def test_a_cell_is_given_its_range_over_the_seeds_and_none_with_one_seed(tmp_path):
     _seeded(tmp_path, saf_rf=(55.0, 45.0, 60.0), fcfs_rf=(70.0, 60.0, 65.0))
-    main = stored004.runs(tmp_path, "main")
+    by_seed = seeds004.load(tmp_path, stored004.runs(tmp_path, "main"))
     # SAF over base SAF: -10, +10, -20 %
-    assert seeds004.improvements(tmp_path, main, "KTH-SP2", "SAF", "SAF") == [-10.0, 10.0, -20.0]
-    assert seeds004.spread(tmp_path, main, "KTH-SP2", "SAF", "SAF") == "seeds 1-3: -20.0 to +10.0"
+    assert seeds004.improvements(by_seed, "KTH-SP2", "SAF", "SAF") == [-10.0, 10.0, -20.0]
+    assert seeds004.spread(by_seed, "KTH-SP2", "SAF", "SAF") == "seeds 1-3: -20.0 to +10.0"
     # Table 7's FCFS-CI (published 50 %): 30, 40, 35 % -> -20 to -10 points
-    assert seeds004.spread(tmp_path, main, "KTH-SP2", "FCFS", "FCFS", minus=50) == "seeds 1-3: -20.0 to -10.0"
-    assert seeds004.spread(tmp_path, main, "CTC-SP2", "FCFS", "FCFS") == ""  # not run
+    assert seeds004.spread(by_seed, "KTH-SP2", "FCFS", "FCFS", minus=50) == "seeds 1-3: -20.0 to -10.0"
+    assert seeds004.spread(by_seed, "CTC-SP2", "FCFS", "FCFS") == ""  # not run
 
 
 def test_the_section_names_sign_flips_and_table7_cells_missed_under_every_seed(tmp_path):
