@@ -6,7 +6,7 @@ library's ``bisect`` compares Python objects through the generic comparison
 (tuples element by element): several times the instructions (the C bisect of
 a sorted index's heads took 670 instructions a call, this loop about 300).
 Interpreted, the C ``bisect`` is the faster of the two, so each function
-hands over to it then.  Both give the same answers (tests/core/test_search.py
+hands over to it then.  Both give the same answers (tests/schedulers/core/test_search.py
 runs the loops interpreted against ``bisect``).
 """
 
