@@ -61,7 +61,7 @@ from bftune.schedulers.core.pveasy import _BY_ESTIMATE, PvEasy, _ending_within, 
 from bftune.schedulers.config import SchedulerConfig
 from bftune.schedulers.core.state import MachineState
 from bftune.schedulers.hooks.fairness import FairnessMonitor
-from bftune.workloads.model import Trace
+from bftune.workloads.model import NO_CLOCK, Trace, TraceClock
 from bftune.workloads.swf import read_swf
 
 KILLED = EndState.COMPLETED_KILLED.value
@@ -100,8 +100,9 @@ def configured(options: dict, machine: type[MachineState] | None = None,
         return config
     build = config.build
 
-    def build_with(m: int, replay_memo: dict[str, float] | None = None):  # swap the core's parts first
-        core = build(m, replay_memo)
+    def build_with(m: int, clock: TraceClock = NO_CLOCK,
+                   replay_memo: dict[str, float] | None = None):  # swap the core's parts first
+        core = build(m, clock, replay_memo)
         if machine is not None:
             core.machine = machine(m)
         if monitor is not None:

@@ -42,7 +42,6 @@ import shutil
 import subprocess
 import threading
 import time
-from dataclasses import replace
 from pathlib import Path
 
 from bftune.experiments.children import start_guarded, stop_group
@@ -208,14 +207,12 @@ def _run_in(out: Path, shown: Path, trace: Trace, config: SchedulerConfig, exe: 
     from bftune.workloads.batsim_json import write_batsim_workload
 
     m = trace.max_procs
-    if config.classifier is not None and config.unix_start_time is None and trace.unix_start_time is not None:
-        # as run_local does: calendar features need the trace's calendar
-        config = replace(config, unix_start_time=trace.unix_start_time, timezone=config.timezone or trace.timezone)
+    # the workload file carries the trace's clock; the driver reads it from there, as under pybatsim
     write_batsim_workload(trace, out / "workload.json")
     write_platform(m, out / "platform.xml")
     dynamic = config.needs_dynamic_jobs if dynamic_jobs is None else dynamic_jobs
 
-    driver = BatsimDriver(config)
+    driver = BatsimDriver(config.build)
     try:
         sock, endpoint = bind_rep(port=port)
     except BatsimConnectionError as exc:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import time
-from dataclasses import replace
 from pathlib import Path
 
 from bftune.experiments.outjobs import runs_columns, whole_columns, write_out_jobs
@@ -31,10 +30,8 @@ def run_local(trace: Trace, config: SchedulerConfig, out_dir: str | Path | None 
     """
     target = result_dir(out_dir, replaces=LOCAL_RESULT) if out_dir is not None else None
     m = trace.max_procs
-    if config.classifier is not None and config.unix_start_time is None and trace.unix_start_time is not None:
-        config = replace(config, unix_start_time=trace.unix_start_time, timezone=config.timezone or trace.timezone)
     t0 = time.perf_counter()
-    result = simulate(trace.jobs, m, config.build(m, replay_memo))
+    result = simulate(trace.jobs, m, config.build(m, trace.clock, replay_memo))
     elapsed = time.perf_counter() - t0
     extra = {"backend": "local", "simulation_seconds": round(elapsed, 3)}
     extra.update(result.report)

@@ -287,7 +287,7 @@ def _quartiles(values: np.ndarray) -> list[float] | None:
 class RuntimeClassifier:
     """Online small/large classifier; see the module docstring for the semantics."""
 
-    #: Whether :meth:`classify` needs the job's true runtime (only study 004's decoupled learning does).
+    #: Whether :meth:`classify` needs the job's true runtime (only learning from the workload log does).
     needs_runtime = False
 
     def __init__(
@@ -398,11 +398,13 @@ class RuntimeClassifier:
     # ------------------------------------------------------------- per job
 
     def classify(self, job_id: str, user: int, procs: int, walltime: float, submit: float,
-                 now: float) -> tuple[bool, float]:
+                 now: float, runtime: float | None = None) -> tuple[bool, float]:
         """Classify a job at its submission: (small?, P(small)).
 
         Stores the job's feature row and the divider in force now (its label
         threshold).  Before the first model (first week): (False, 0.0).
+        ``runtime`` is for classifiers that ``needs_runtime``; this one never
+        reads it (it learns a runtime when the job finishes).
         """
         if self._origin is None:
             self._origin = float(submit)

@@ -1,11 +1,10 @@
-"""Study 004's decoupled learning: the classifier learns from the trace, not from the schedule.
+"""Decoupled learning: the classifier learns from the workload log, not from the schedule.
 
-The study "decoupled the batch scheduling simulation from the learning and
-prediction mechanism" (its Section 4.2): classes were learned and predicted
-from the workload log, week by week, and the simulation only consumed the
-predicted classes.  :class:`DecoupledClassifier` reproduces that pipeline
-inside a run, so that the same hook (``bftune.schedulers.hooks.classified``)
-drives it:
+Some evaluations decouple the scheduling simulation from learning and
+prediction: classes are learned and predicted from the workload log, week by
+week, and the simulation only consumes the predicted classes.
+:class:`DecoupledClassifier` runs that pipeline inside a run, so that the
+same hook (``bftune.schedulers.hooks.classified``) drives it:
 
 - weeks are counted from the first submission, as for
   :class:`~bftune.learning.classifier.RuntimeClassifier`;
@@ -14,8 +13,8 @@ drives it:
   week), whether they have finished in the schedule or not;
 - **true class** of a job = its trace runtime < the divider in force at its
   submission.  Week 0 has no previous week: its jobs are labelled with
-  week 0's own median, so that week 1 has a model (the study classifies
-  "all jobs large" in the first week only);
+  week 0's own median, so that week 1 has a model (every job of the first
+  week is classified large);
 - at the boundary that ends week k - 1, its jobs (all of them, in submission
   order) enter the training data and the category histories, with their
   trace runtimes; the forest is retrained as in the online classifier.
@@ -24,8 +23,9 @@ The runtime of a job comes from the trace at its submission (the driver's
 runtime oracle): it is used only at the end of the job's submission week,
 never for the job's own prediction.  Still, a live system could not do this
 - a job submitted on Sunday may not have finished by Monday's retraining -
-so this mode exists to reproduce the study, not to deploy.  Everything else
-(features, forest, prediction rule, report) is the online classifier's.
+so this mode exists to evaluate classification as such evaluations did, not
+to deploy.  Everything else (features, forest, prediction rule, report) is
+the online classifier's.
 """
 
 from __future__ import annotations
@@ -61,7 +61,7 @@ class DecoupledClassifier(RuntimeClassifier):
                  runtime: float | None = None) -> tuple[bool, float]:
         if runtime is None:
             raise ValueError(f"decoupled learning needs the trace runtime of job {job_id!r} at its classification")
-        result = super().classify(job_id, user, procs, walltime, submit, now)
+        result = super().classify(job_id, user, procs, walltime, submit, now, runtime)
         self._runtime.append(float(runtime))
         self._final_runtime[-1] = float(runtime)  # the report's error analysis: known here from the trace
         self._done.append(False)

@@ -20,7 +20,7 @@ LEARNING_MODES = ("online", "decoupled")
 
 def learner(mode: str) -> type[RuntimeClassifier]:
     """The classifier class of a learning mode (``online``: learns from the schedule; ``decoupled``:
-    study 004's learning from the trace, :mod:`bftune.learning.decoupled`)."""
+    learns from the workload log, week by week, :mod:`bftune.learning.decoupled`)."""
     if mode == "decoupled":
         from bftune.learning.decoupled import DecoupledClassifier
         return DecoupledClassifier

@@ -100,7 +100,7 @@ class BftuneEasy(BatsimScheduler):
             self.config = SchedulerConfig.from_options(options)
         except ConfigError as exc:
             _fail(f"invalid option: {exc}", status=2)
-        self.driver = BatsimDriver(self.config)
+        self.driver = BatsimDriver(self.config.build)
         _bind_localhost_by_default()
         self.connection: Connection | None = None
         self._bs: Any = None  # pybatsim's Batsim object (untyped)

@@ -1,104 +1,107 @@
 """Scheduler configuration: one validated record that builds a decision core.
 
 The same ``SchedulerConfig`` comes from the CLI, from pybatsim's ``-o`` JSON
-options and from campaign files, all through the one option table
-(:mod:`bftune.schedulers.options`), so a configuration means the same thing
-on both backends.  Validation happens here, before any simulation or any
-message is exchanged, and every error names the offending option.
+options, from campaign files and from the Python API, all through the one
+option table (:mod:`bftune.schedulers.options`), so a configuration means the
+same thing on both backends.  Validation happens here, before any
+simulation or any message is exchanged, and every error names the offending
+option.
 
-This is the one place that knows every piece: it builds the algorithm, the
-hooks (with their learned parts) and, for selection, the replay of past
-periods in the local simulator - which is why neither the hooks nor the core
-import any of it.
+This is the composition root: it builds the algorithm from the core's
+options and each hook from its registry entry
+(:mod:`bftune.schedulers.hooks.registry`), handing the hooks what only a run
+knows (the machine size, the workload's clock) and what they must not reach
+for themselves (the local simulator's period replays).  Neither the hooks
+nor the core import it, and neither do the drivers: they are handed
+:meth:`SchedulerConfig.build` as a core factory.
 """
 
 from __future__ import annotations
 
-import math
-from dataclasses import asdict, dataclass, field, fields
-from typing import Callable
+from functools import partial
+from typing import Any, Callable, Iterator, Mapping
 
-from bftune.learning.learners import learner
-from bftune.learning.predictors import make_predictor
-from bftune.learning.selectors import make_selector
-from bftune.schedulers.core.durations import format_duration
 from bftune.schedulers.core.easy import Easy
 from bftune.schedulers.core.engine import Algorithm, Core, Hook
 from bftune.schedulers.core.ordering import Order
 from bftune.schedulers.core.pveasy import PvEasy
 from bftune.schedulers.drivers.local.simulator import PeriodReplay
-from bftune.schedulers.hooks.classified import LEARNED, TWO_QUEUES, SmallFirst
-from bftune.schedulers.hooks.fairness import FairnessMonitor
-from bftune.schedulers.hooks.killing import KillOnceAfter
-from bftune.schedulers.hooks.prediction import Prediction
-from bftune.schedulers.hooks.selection import PolicySelection
-from bftune.schedulers.options import DURATIONS, OPTIONS, ConfigError, applies, check_requirements, parse_options
+from bftune.schedulers.hooks.registry import HOOKS
+from bftune.schedulers.hooks.spec import BuildContext
+from bftune.schedulers.options import OPTIONS, ConfigError, applies, check_requirements, parse_options
+from bftune.workloads.model import NO_CLOCK, TraceClock
 
 __all__ = ["ConfigError", "SchedulerConfig"]
 
-
-def _default(name: str):
-    default = OPTIONS[name].default
-    if isinstance(default, list):
-        return field(default_factory=lambda: list(default))
-    return default
+#: Builds a fresh core for an m-processor machine running a workload with this clock (what drivers are given).
+CoreFactory = Callable[[int, TraceClock], Core]
 
 
-def _rule(option: str, reason: str) -> ConfigError:
-    """A rule between options, blamed on ``option``."""
-    return ConfigError(f"{option}: {reason}", option=option, reason=reason)
+class SchedulerConfig(Mapping[str, Any]):
+    """Everything that defines a scheduler: a value for every option of the table, parsed and checked.
 
-
-@dataclass
-class SchedulerConfig:
-    """Everything that defines a scheduler; the fields are the option table's options.
-
-    Defaults (the table's) are EASY-FCFS, count model, walltimes as estimates.
+    ``SchedulerConfig(policy="SAF", threshold="40h")`` takes option names (or
+    aliases) and what a user would write; an option left out has the table's
+    default (EASY-FCFS, count model, walltimes as estimates, no hook).  Read a
+    value as ``config["threshold"]`` or ``config.threshold`` (seconds here, as
+    every parser returns it); :meth:`to_dict` gives the options that mean
+    something, as a user would write them.  A configuration never changes:
+    :meth:`replace` makes another.
     """
 
-    scheduler: str = _default("scheduler")  # easy | pv-easy
-    policy: str = _default("policy")  # primary order (Pr)
-    backfill_policy: str | None = _default("backfill_policy")  # Pb; None = same as policy
-    threshold: float = _default("threshold")  # Theta, seconds
-    reservation: str = _default("reservation")
-    backfill: bool = _default("backfill")  # False = strict order, no backfilling
-    predictor: str = _default("predictor")  # planning estimates: walltime | last | avg2 | exact | virtual:X
-    kill_after: float | None = _default("kill_after")  # test option: kill each job once at this elapsed time
-    fairness: bool = _default("fairness")  # also measure unfair delay and reservation violations (SPEC 3)
-    seed: int = _default("seed")
-    # Online policy selection (SPEC section 4); selector None = a fixed policy, no periods.
-    selector: str | None = _default("selector")
-    period: float = _default("period")  # Delta
-    candidates: list[str] = _default("candidates")
-    decay: float = _default("decay")  # lambda
-    epsilon: float = _default("epsilon")
-    noise: float = _default("noise")  # noisy feedback: factors uniform in [1 - noise, 1 + noise]
-    # Small/large classification (SPEC section 5); classifier None = no classes.
-    classifier: str | None = _default("classifier")
-    safeguard: bool = _default("safeguard")
-    safeguard_period: float | None = _default("safeguard_period")  # study 004's periodic check (Algorithm 2)
-    features: str = _default("features")
-    learning: str = _default("learning")  # online (from the schedule, SPEC 5) | decoupled (study 004: the trace)
-    divider_window: float = _default("divider_window")  # the divider's window of finished jobs (online learning)
-    unix_start_time: int | None = _default("unix_start_time")  # the trace's calendar, for calendar features
-    timezone: str | None = _default("timezone")
+    __slots__ = ("_values",)
+    _values: dict[str, Any]
 
-    def __post_init__(self) -> None:
+    def __init__(self, **options: Any) -> None:
+        # Requirements are checked on the values that differ from the defaults (``validate``), not on every
+        # option given: a configuration written out in full (every option, defaults included) is valid.
+        given = parse_options(options, requirements=False)
+        values = {name: given[name] if name in given else _fresh(OPTIONS[name].default) for name in OPTIONS}
+        object.__setattr__(self, "_values", values)
         self.validate()
 
+    # --- a read-only mapping of option values ------------------------------------------------
+
+    def __getitem__(self, name: str) -> Any:
+        return self._values[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._values)
+
+    def __len__(self) -> int:
+        return len(self._values)
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("_"):
+            raise AttributeError(name)
+        try:
+            return self._values[name]
+        except KeyError:
+            raise AttributeError(f"{type(self).__name__} has no option {name!r}") from None
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError(f"a {type(self).__name__} never changes; use replace({name}=...)")
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, SchedulerConfig) and self._values == other._values
+
+    __hash__ = None  # type: ignore[assignment]  # equal by value and never changed, but holds lists
+
+    def __repr__(self) -> str:
+        changed = ", ".join(f"{k}={v!r}" for k, v in self._values.items() if v != OPTIONS[k].default)
+        return f"SchedulerConfig({changed})"
+
+    def __reduce__(self) -> tuple:
+        return (_from_values, (self._values,))
+
+    # --- validation ------------------------------------------------------------------------
+
     def validate(self) -> None:
-        """Every field through its option's parser (normalising names), then the cross-option rules."""
-        for f in fields(self):
-            setattr(self, f.name, OPTIONS[f.name].parse(getattr(self, f.name), f.name))
-        changed = {f.name: getattr(self, f.name) for f in fields(self)
-                   if getattr(self, f.name) != OPTIONS[f.name].default}
+        """The requirements of the options given, then every hook's rules between options."""
+        changed = {name: value for name, value in self._values.items() if value != OPTIONS[name].default}
         check_requirements(changed)
-        if self.selector is not None and self.backfill_policy is not None:
-            raise _rule("backfill_policy", "a selector sets both queues' policy; drop backfill_policy")
-        if self.classifier is not None and self.selector is not None:
-            raise _rule("classifier", "cannot be combined with a selector (one policy per run)")
-        if self.learning == "decoupled" and self.features != "weekly":
-            raise _rule("learning", "decoupled learning uses weekly features (drop features = live)")
+        for spec in HOOKS:
+            spec.check(self._values)
 
     @classmethod
     def from_options(cls, options: dict, where: Callable[[str], str] = str) -> "SchedulerConfig":
@@ -108,15 +111,19 @@ class SchedulerConfig:
         """
         return cls(**parse_options(options, where))
 
+    def replace(self, **changes: Any) -> "SchedulerConfig":
+        """Another configuration: these options changed, the others kept."""
+        values = {name: value for name, value in self._values.items() if value != OPTIONS[name].default}
+        values.update(changes)
+        return SchedulerConfig(**values)
+
     def to_dict(self) -> dict:
         """The options that mean something for this configuration, as a user would write them."""
-        values = asdict(self)
-        d = {name: value for name, value in values.items() if applies(name, values)}
-        for name in DURATIONS & d.keys():
-            if d[name] is not None:
-                d[name] = format_duration(d[name])
+        d = {name: OPTIONS[name].shown(value) for name, value in self._values.items() if applies(name, self._values)}
         d["algorithm"] = self.describe()
         return d
+
+    # --- what it builds ----------------------------------------------------------------------
 
     @property
     def needs_dynamic_jobs(self) -> bool:
@@ -124,67 +131,55 @@ class SchedulerConfig:
 
         Derived from what the algorithm and the hooks declare (``may_kill``), never listed here.
         """
-        return self.build_algorithm().may_kill or any(hook.may_kill for hook in self.build_hooks())
+        return self.build(1).may_kill
 
     @property
     def by_class(self) -> bool:
-        return self.classifier in TWO_QUEUES
+        """Whether the EASY orders put a hook's small queue class first."""
+        return any(spec.by_class(self._values) for spec in HOOKS)
 
     def orders(self) -> tuple[Order, Order]:
-        primary = Order.of(self.policy, self.threshold, self.by_class)
-        backfill = Order.of(self.backfill_policy or self.policy, self.threshold, self.by_class)
+        v = self._values
+        primary = Order.of(v["policy"], v["threshold"], self.by_class)
+        backfill = Order.of(v["backfill_policy"] or v["policy"], v["threshold"], self.by_class)
         return primary, backfill
 
     def describe(self) -> str:
-        if self.classifier is not None:
+        """``EASY(SAF/SPF, 40h)``, ``EASY(full[FCFS|SPF] per 1w, 40h)``, ``... with rf``: the algorithm, as
+        a hook that drives its order names it, then what each hook adds."""
+        base = next((label for spec in HOOKS if (label := spec.label(self._values)) is not None), None)
+        if base is None:
             base = self.build_algorithm().describe()
-            guard = "" if self.safeguard or self.classifier == "runtime-clairvoyant" else ", no safeguard"
-            if self.safeguard and self.safeguard_period is not None and self.classifier != "runtime-clairvoyant":
-                guard = f", safeguard every {format_duration(self.safeguard_period)}"
-            learning = ", decoupled learning" if self.learning == "decoupled" else ""
-            return f"{base} with {self.classifier}{guard}{learning}"
-        if self.selector is not None:
-            policy = self.policy if self.selector == "fixed" else "|".join(self.candidates)
-            theta = "" if self.threshold == math.inf else f", {format_duration(self.threshold)}"
-            base = f"EASY({self.selector}[{policy}] per {format_duration(self.period)}{theta})"
-        else:
-            base = self.build_algorithm().describe()
-        return base if self.predictor == "walltime" or not self.backfill else f"{base} predictor={self.predictor}"
+        return base + "".join(spec.suffix(self._values) for spec in HOOKS)
 
     def build_algorithm(self) -> Algorithm:
         primary, backfill = self.orders()
-        if self.scheduler == "pv-easy":
+        v = self._values
+        if v["scheduler"] == "pv-easy":
             return PvEasy(primary)
-        return Easy(primary, backfill, reservation=self.reservation, backfill_enabled=self.backfill)
+        return Easy(primary, backfill, reservation=v["reservation"], backfill_enabled=v["backfill"])
 
-    def build_hooks(self, replay_memo: dict[str, float] | None = None) -> list[Hook]:
-        """The hooks; ``replay_memo``: period replays shared with other runs (``PeriodReplay``)."""
-        hooks: list[Hook] = []
-        if self.predictor != "walltime" and self.backfill:
-            # First, so that every other hook sees a job's planning estimate.
-            hooks.append(Prediction(make_predictor(self.predictor, self.seed)))
-        if self.kill_after is not None:
-            hooks.append(KillOnceAfter(self.kill_after))
-        if self.selector is not None:
-            selector = make_selector(self.selector, self.candidates, self.policy, self.decay, self.epsilon,
-                                     self.noise)
-            replay = (PeriodReplay(self.threshold, self.reservation, memo=replay_memo)
-                      if selector.needs_simulation else None)
-            hooks.append(PolicySelection(selector, self.period, self.threshold, replay, self.seed))
-        if self.fairness:
-            hooks.append(FairnessMonitor())
-        if self.classifier is not None:
-            # Only the learned variant needs a forest; the baselines need the divider alone.
-            make = learner(self.learning)
-            train = self.classifier in LEARNED
-            if self.learning == "decoupled":  # the study's divider: no window to choose
-                clf = make(self.unix_start_time, self.timezone, features=self.features, seed=self.seed, train=train)
-            else:
-                clf = make(self.unix_start_time, self.timezone, features=self.features, seed=self.seed, train=train,
-                           divider_window=self.divider_window)
-            hooks.append(SmallFirst(self.classifier, clf, self.safeguard, self.safeguard_period))
-        return hooks
+    def build_hooks(self, context: BuildContext) -> list[Hook]:
+        """Every hook these options turn on, in the registry's order."""
+        hooks = (spec.build(self._values, context) for spec in HOOKS)
+        return [hook for hook in hooks if hook is not None]
 
-    def build(self, m: int, replay_memo: dict[str, float] | None = None) -> Core:
-        """A fresh decision core for an m-processor machine (``replay_memo``: see ``build_hooks``)."""
-        return Core(m, self.build_algorithm(), self.build_hooks(replay_memo))
+    def build(self, m: int, clock: TraceClock = NO_CLOCK, replay_memo: dict[str, float] | None = None) -> Core:
+        """A fresh decision core for an m-processor machine running a workload with this ``clock``.
+
+        ``replay_memo``: period replays shared with other runs (:class:`PeriodReplay`).
+        """
+        context = BuildContext(m, clock, partial(PeriodReplay, memo=replay_memo))
+        return Core(m, self.build_algorithm(), self.build_hooks(context))
+
+
+def _fresh(default: Any) -> Any:
+    """A default's own copy (a list default must not be shared between configurations)."""
+    return list(default) if isinstance(default, list) else default
+
+
+def _from_values(values: dict) -> SchedulerConfig:
+    """Unpickle: the values were checked when the configuration was made."""
+    config = SchedulerConfig.__new__(SchedulerConfig)
+    object.__setattr__(config, "_values", dict(values))
+    return config

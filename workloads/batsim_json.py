@@ -26,6 +26,12 @@ the golden one and fed to the same Batsim runs:
 - numbers are written as JSON integers when integral (``3477``, not
   ``3477.0``), otherwise as floats.
 - ``user`` is an extra field that Batsim passes through in JOB_SUBMITTED.
+- ``unix_start_time`` and ``timezone`` (the trace's clock: SWF's
+  UnixStartTime and TimeZoneString) follow ``nb_res`` when the trace has
+  them; Batsim ignores them, and the scheduler reads them from the file
+  Batsim names (a classifier's calendar features need them).  The golden
+  files' traces carried no clock, so apart from these lines the layout is
+  theirs.
 
 Jobs are written in the trace's (submit, id) order.
 """
@@ -83,8 +89,12 @@ def batsim_workload_text(trace: Trace) -> str:
     profile_lines = [
         f"  {json.dumps(name)}: " + json.dumps({"type": "delay", "delay": delay}) for name, delay in profiles.items()
     ]
+    clock = "".join(f" {json.dumps(key)}: {json.dumps(value)},\n"
+                    for key, value in (("unix_start_time", trace.unix_start_time), ("timezone", trace.timezone))
+                    if value is not None)
     return (
         f'{{"nb_res": {trace.max_procs},\n'
+        + clock +
         ' "jobs": [\n' + ",\n".join(job_lines) + "\n ],\n"
         ' "profiles": {\n' + ",\n".join(profile_lines) + "\n }\n}\n"
     )
@@ -153,10 +163,17 @@ def read_batsim_workload(
     cleaning = {"walltime_from_runtime": from_runtime} if walltime_fallback == "runtime" else {}
     if lenient:
         cleaning["malformed_job"] = malformed
+    start, zone = doc.get("unix_start_time"), doc.get("timezone")
+    if start is not None and not _is_int(start):
+        raise WorkloadError(f"{path}: 'unix_start_time' must be an integer, not {start!r}")
+    if zone is not None and (not isinstance(zone, str) or not zone):
+        raise WorkloadError(f"{path}: 'timezone' must be a non-empty string, not {zone!r}")
     return Trace(
         jobs=sort_jobs(jobs),
         max_procs=nb_res,
         name=name if name is not None else trace_name_from_path(path),
+        unix_start_time=start,
+        timezone=zone,
         cleaning=cleaning,
         source=str(path),
     )

@@ -74,6 +74,24 @@ if _RecordTwin.__init__.__code__.co_varnames[1:len(_FIELDS) + 1] != _FIELDS:  # 
     raise TypeError("_RecordTwin.__init__ must take JobRecord's fields, in order")
 
 
+@dataclass(frozen=True, slots=True)
+class TraceClock:
+    """Where a workload's clock starts and in which zone (SWF's UnixStartTime and TimeZoneString).
+
+    Submission times are seconds after ``unix_start_time``; only components
+    that read the calendar (the classifier's hour and weekday features) need
+    it.  It is workload data: a driver hands it to the scheduler with the
+    machine size when a run starts, never as a scheduler option.
+    """
+
+    unix_start_time: int | None = None
+    timezone: str | None = None
+
+
+#: A workload that says nothing of its calendar: times read as seconds after the Unix epoch, in UTC.
+NO_CLOCK = TraceClock()
+
+
 @dataclass(slots=True)
 class Trace:
     """A cleaned workload on an m-processor machine.
@@ -97,6 +115,10 @@ class Trace:
 
     def __len__(self) -> int:
         return len(self.jobs)
+
+    @property
+    def clock(self) -> TraceClock:
+        return TraceClock(self.unix_start_time, self.timezone)
 
     def with_jobs(self, jobs: list[JobRecord], **changes) -> "Trace":
         """A copy holding other jobs (sorted), keeping the machine and metadata."""

@@ -11,16 +11,18 @@ and requeued as large, keeping its r_j, restarting from scratch.  A rerun is
 large, so it is never killed again for the same reason.  A job whose walltime
 is not longer than that divider needs no watch: it cannot overrun it.
 
-Periodic safeguard (``check_period``): study 004's Algorithm 2 instead goes
-through the running jobs "at the end of every week" and kills the small ones
-whose elapsed time exceeds the divider *then*.  The checks fall at the first
+Periodic safeguard (``check_period``): instead of watching each job, go
+through the running jobs at fixed instants (say, at the end of every week)
+and kill the small ones whose elapsed time exceeds the divider *then*.  The
+checks fall at the first
 submission + k * period (the instant the classifier's weeks start from on both
 backends); the hook asks for a wake-up at the next one while a small job runs,
 and none when none does, so simulations end.  A job that overruns the divider
 between two checks runs on until the next one, so most false small jobs
 finish before any check: far fewer kills, each later in the job's run.
 
-Variants (``mode``), which differ only in where the class comes from:
+Modes (:class:`ClassMode`, the ``classifier`` option), which differ only in
+where the class comes from:
 - ``rf``: the online random forest of ``bftune.learning.classifier``;
 - ``class-clairvoyant``: the true class (runtime < divider at submission),
   from the driver's runtime oracle; same safeguard, so a perfect classifier
@@ -33,44 +35,112 @@ Variants (``mode``), which differ only in where the class comes from:
   job it calls large goes small; a truly large job it calls small goes
   large), the rest as ``rf``.  Not schedulers anyone could run: they split
   the distance from ``rf`` to ``class-clairvoyant`` into what each kind of
-  error costs (delayed small jobs against killed large ones), which a
-  reproduction needs when the same error *rates* cost more than published.
+  error costs (delayed small jobs against killed large ones).
 ``safeguard=False`` is the no-safeguard baseline (misclassified large jobs
 run to completion in the small queue's slots).
 
-The classifier is a :class:`~bftune.learning.classifier.RuntimeClassifier`
-(learns from the jobs as they finish in this schedule) or, to reproduce
-study 004, a :class:`~bftune.learning.decoupled.DecoupledClassifier` (learns
-from the trace; it is handed each job's runtime at classification, for use
-at the end of the job's submission week).
+The classifier (:class:`RuntimeClasses`) is a
+:class:`~bftune.learning.classifier.RuntimeClassifier` (learns from the jobs
+as they finish in this schedule) or a
+:class:`~bftune.learning.decoupled.DecoupledClassifier` (learns from the
+workload log, week by week; it is handed each job's runtime at
+classification, for use at the end of the job's submission week).
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Protocol
+
+from bftune.learning.features import FEATURE_MODES
+from bftune.learning.learners import LEARNING_MODES, learner
 from bftune.schedulers.core.decisions import Decisions
+from bftune.schedulers.core.durations import format_duration
 from bftune.schedulers.core.engine import Core, Hook
 from bftune.schedulers.core.jobs import EndState, Job
 from bftune.schedulers.hooks.killing import KillWatch
+from bftune.schedulers.hooks.spec import BuildContext, HookSpec, OptionValues
+from bftune.schedulers.option import (EASY, Option, Requirement, boolean, choice, duration, is_set, is_true,
+                                      optional, rule)
 
 SMALL, LARGE = 0, 1
-#: The forest's classes with one kind of error corrected by the oracle: mode -> the true class it corrects to.
-CORRECTED = {"rf-no-false-large": SMALL, "rf-no-false-small": LARGE}
-MODES = ("rf", "class-clairvoyant", "runtime-clairvoyant", *CORRECTED)
-#: The modes that train the forest (the others need the divider alone).
-LEARNED = ("rf", *CORRECTED)
-#: The modes that order a small queue before a large one (runtime-clairvoyant keeps one queue).
-TWO_QUEUES = ("rf", "class-clairvoyant", *CORRECTED)
+
+
+@dataclass(frozen=True)
+class ClassMode:
+    """Where a job's class comes from: one value of the ``classifier`` option.
+
+    ``classes``: ``forest`` (the classifier's predictions), ``true`` (the
+    true class, from the runtime oracle) or ``none`` (one queue, every job's
+    planning estimate its true runtime); ``corrects_to``: with the forest's
+    classes, the true class whose errors are corrected from the oracle (a
+    truly small job called large goes small: ``SMALL``).
+    """
+
+    name: str
+    classes: str
+    help: str
+    corrects_to: int | None = None
+
+    @property
+    def trains(self) -> bool:
+        """Whether the forest must be trained (the other modes need only its divider)."""
+        return self.classes == "forest"
+
+    @property
+    def two_queues(self) -> bool:
+        """Whether a small queue precedes a large one."""
+        return self.classes != "none"
+
+
+#: The ``classifier`` option's values, by name.
+MODES: dict[str, ClassMode] = {mode.name: mode for mode in (
+    ClassMode("rf", "forest", "the online random forest"),
+    ClassMode("class-clairvoyant", "true", "the true class (runtime < divider at submission)"),
+    ClassMode("runtime-clairvoyant", "none", "one queue; every planning estimate is the true runtime"),
+    ClassMode("rf-no-false-large", "forest", "the forest's classes, its truly small jobs called large corrected",
+              corrects_to=SMALL),
+    ClassMode("rf-no-false-small", "forest", "the forest's classes, its truly large jobs called small corrected",
+              corrects_to=LARGE),
+)}
+
+
+class RuntimeClasses(Protocol):
+    """What the hook needs of a classifier (``bftune.learning``'s online and decoupled classifiers).
+
+    ``needs_runtime``: the classifier is handed each job's true runtime when
+    it classifies it (a classifier that learns from the workload log rather
+    than from the schedule); others are handed None.
+    """
+
+    needs_runtime: bool
+
+    def advance(self, now: float) -> None: ...
+
+    def divider(self, now: float) -> float | None: ...
+
+    def classify(self, job_id: str, user: int, procs: int, walltime: float, submit: float, now: float,
+                 runtime: float | None = None) -> tuple[bool, float]: ...
+
+    def finished(self, job_id: str, runtime: float, end: float) -> None: ...
+
+    def job(self, job_id: str) -> dict: ...  # what it knows of one job (its label...), for reports
+
+    def report(self) -> dict: ...
 
 
 class SmallFirst(Hook):
     """Classify at submission, order small first, kill overrunning small jobs."""
 
-    def __init__(self, mode: str, classifier, safeguard: bool = True, check_period: float | None = None) -> None:
-        if mode not in MODES:
-            raise ValueError(f"unknown classifier mode {mode!r}; choose one of {', '.join(MODES)}")
+    def __init__(self, mode: ClassMode | str, classifier: RuntimeClasses, safeguard: bool = True,
+                 check_period: float | None = None) -> None:
+        if isinstance(mode, str):
+            if mode not in MODES:
+                raise ValueError(f"unknown classifier mode {mode!r}; choose one of {', '.join(MODES)}")
+            mode = MODES[mode]
         self.mode = mode
         self.clf = classifier
-        self.safeguard = safeguard and mode != "runtime-clairvoyant"
+        self.safeguard = safeguard and mode.two_queues
         self.may_kill = self.safeguard
         self.kill_reason = "the classifier's safeguard"
         self._watch = KillWatch()
@@ -87,23 +157,21 @@ class SmallFirst(Hook):
         if self._origin is None:
             self._origin = now
         self.clf.advance(now)
-        if self.mode == "runtime-clairvoyant":
-            job.estimate = min(core.true_runtime(job, self.mode), job.walltime)
+        mode = self.mode
+        if not mode.two_queues:
+            job.estimate = min(core.true_runtime(job, mode.name), job.walltime)
         if job.attempt > 0:  # a rerun: requeued as large, not classified again
             job.qclass = LARGE
             return
-        if getattr(self.clf, "needs_runtime", False):  # study 004: decoupled learning reads the trace
-            small, prob = self.clf.classify(job.id, job.user, job.procs, job.walltime, job.submit, now,
-                                            runtime=core.true_runtime(job, self.mode))
-        else:
-            small, prob = self.clf.classify(job.id, job.user, job.procs, job.walltime, job.submit, now)
-        if self.mode == "class-clairvoyant":
+        runtime = core.true_runtime(job, mode.name) if self.clf.needs_runtime else None
+        small, prob = self.clf.classify(job.id, job.user, job.procs, job.walltime, job.submit, now, runtime)
+        if mode.classes == "true":
             small = self._truly_small(core, job, now)
-        elif self.mode in CORRECTED:
+        elif mode.corrects_to is not None:
             truly_small = self._truly_small(core, job, now)
-            if truly_small != small and truly_small == (CORRECTED[self.mode] == SMALL):
+            if truly_small != small and truly_small == (mode.corrects_to == SMALL):
                 small = truly_small  # the kind of error this mode corrects
-        if self.mode == "runtime-clairvoyant":
+        elif not mode.two_queues:
             small = False  # one queue: classes play no part
         job.qclass = SMALL if small else LARGE
         job.tag("predicted_small", bool(small))
@@ -112,7 +180,7 @@ class SmallFirst(Hook):
     def _truly_small(self, core: Core, job: Job, now: float) -> bool:
         """The job's true class against the divider in force (none yet, in the first week: large)."""
         divider = self.clf.divider(now)
-        return divider is not None and core.true_runtime(job, self.mode) < divider
+        return divider is not None and core.true_runtime(job, self.mode.name) < divider
 
     def on_start(self, core: Core, job: Job, now: float) -> None:
         if not self.safeguard or job.qclass != SMALL:
@@ -178,16 +246,102 @@ class SmallFirst(Hook):
 
     def report(self) -> dict:
         cls = dict(self.clf.report())
-        if self.mode in CORRECTED:
-            cls["note"] = (f"{self.mode}: the figures below are the forest's own predictions; the schedule used "
+        name = self.mode.name
+        if self.mode.corrects_to is not None:
+            cls["note"] = (f"{name}: the figures below are the forest's own predictions; the schedule used "
                            "them with one kind of error corrected from the true runtimes")
-        elif self.mode != "rf":
+        elif not self.mode.trains:
             # The baselines train no forest: the figures below describe "every job large"
             # predictions, not the classes the baseline used.
-            cls["note"] = f"{self.mode}: classes come from the true runtimes; no forest was trained"
+            cls["note"] = f"{name}: classes come from the true runtimes; no forest was trained"
         overall = cls.get("overall") or {}
         for key in ("accuracy", "precision", "recall", "false_small_rate", "false_large_rate"):
             cls.setdefault(key, overall.get(key))  # the headline figures at the top, per-week rows in "weeks"
         out = {"classification": cls, "safeguard_kills": self.kills,
-               "classifier_mode": self.mode, "safeguard": self.safeguard}
+               "classifier_mode": name, "safeguard": self.safeguard}
         return out
+
+
+# --- the hook's options and how it builds itself -----------------------------------------------
+
+CLASSIFIER = Requirement("classifier", is_set, "--classifier")
+SAFEGUARD = Requirement("safeguard", is_true, "the safeguard (drop --no-safeguard)")
+
+
+def _is_online(value: object) -> bool:
+    return value == "online"
+
+
+ONLINE_LEARNING = Requirement("learning", _is_online, "--learning online")
+
+
+def build(values: OptionValues, context: BuildContext) -> Hook | None:
+    name = values["classifier"]
+    if name is None:
+        return None
+    mode = MODES[name]
+    make = learner(values["learning"])
+    clock = context.clock
+    if values["learning"] == "online":
+        clf = make(clock.unix_start_time, clock.timezone, features=values["features"], seed=values["seed"],
+                   train=mode.trains, divider_window=values["divider_window"])
+    else:  # learning from the log has its own divider: no window to choose
+        clf = make(clock.unix_start_time, clock.timezone, features=values["features"], seed=values["seed"],
+                   train=mode.trains)
+    return SmallFirst(mode, clf, values["safeguard"], values["safeguard_period"])
+
+
+def check(values: OptionValues) -> None:
+    if values["classifier"] is not None and values["selector"] is not None:
+        raise rule("classifier", "cannot be combined with a selector (one policy per run)")
+    if values["learning"] == "decoupled" and values["features"] != "weekly":
+        raise rule("learning", "decoupled learning uses weekly features (drop features = live)")
+
+
+def suffix(values: OptionValues) -> str:
+    name = values["classifier"]
+    if name is None:
+        return ""
+    kills = MODES[name].two_queues
+    guard = "" if values["safeguard"] or not kills else ", no safeguard"
+    if values["safeguard"] and values["safeguard_period"] is not None and kills:
+        guard = f", safeguard every {format_duration(values['safeguard_period'])}"
+    learning = ", decoupled learning" if values["learning"] == "decoupled" else ""
+    return f" with {name}{guard}{learning}"
+
+
+def by_class(values: OptionValues) -> bool:
+    name = values["classifier"]
+    return name is not None and MODES[name].two_queues
+
+
+SPEC = HookSpec(
+    name="classifier",
+    options=(
+        Option("classifier", optional(choice(MODES)), None,
+               "small jobs first: rf (online random forest), a clairvoyant baseline (SPEC 5), or rf with its false "
+               "large or false small classes corrected from the true runtimes (what each kind of error costs)",
+               "small/large classification", cli="--classifier", choices=tuple(MODES), requires=(EASY,)),
+        Option("safeguard", boolean, True, "kill small-queue jobs that run past the divider, requeue them as large",
+               "small/large classification", cli="--no-safeguard", cli_value=False, requires=(CLASSIFIER,)),
+        Option("safeguard_period", optional(duration(infinite=False, positive=True)), None,
+               "check the small jobs only every DURATION from the first submission, killing those that have run "
+               "longer than the divider then (a periodic check, e.g. at each week's end: 1w); unset: each at "
+               "exactly its start + the divider (SPEC 5)",
+               "small/large classification", cli="--safeguard-period", metavar="DURATION",
+               requires=(CLASSIFIER, SAFEGUARD), duration=True),
+        Option("features", choice(FEATURE_MODES), FEATURE_MODES[0],
+               "lag/aggregate features from jobs finished by the last retraining (weekly) or by now (live)",
+               "small/large classification", cli="--features", choices=FEATURE_MODES, requires=(CLASSIFIER,)),
+        Option("learning", choice(LEARNING_MODES), LEARNING_MODES[0],
+               "training data from the jobs as they finish in this schedule (online) or from the workload log, "
+               "week by week, decoupled from the schedule (decoupled: weekly features; reads each job's true "
+               "runtime at the end of its submission week, so a live system could not run it)",
+               "small/large classification", cli="--learning", choices=LEARNING_MODES, requires=(CLASSIFIER,)),
+        Option("divider_window", duration(infinite=True, positive=True), 7 * 86400.0,
+               "the divider is the median runtime of the jobs finished in the last DURATION: 1w, or inf (every "
+               "job finished so far)",
+               "small/large classification", cli="--divider-window", metavar="DURATION",
+               requires=(CLASSIFIER, ONLINE_LEARNING), duration=True),
+    ),
+    build=build, check=check, suffix=suffix, by_class=by_class)

@@ -47,6 +47,8 @@ from bftune.schedulers.core.decisions import Decisions
 from bftune.schedulers.core.engine import Core, Hook
 from bftune.schedulers.core.jobs import EndState, Job
 from bftune.schedulers.core.ordering import first_blocked
+from bftune.schedulers.hooks.spec import BuildContext, HookSpec, OptionValues
+from bftune.schedulers.option import Option, boolean
 
 
 class FairnessMonitor(Hook):
@@ -154,3 +156,16 @@ class FairnessMonitor(Hook):
 
 def _mean(values: list[float]) -> float:
     return float(sum(values) / len(values)) if values else 0.0
+
+
+def build(values: OptionValues, context: BuildContext) -> Hook | None:
+    return FairnessMonitor() if values["fairness"] else None
+
+
+SPEC = HookSpec(
+    name="fairness",
+    options=(
+        Option("fairness", boolean, False, "also measure unfair delay and reservation violations (slower)",
+               "scheduler", cli="--fairness", cli_value=True),
+    ),
+    build=build)

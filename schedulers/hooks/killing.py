@@ -16,6 +16,8 @@ from __future__ import annotations
 from bftune.schedulers.core.decisions import Decisions
 from bftune.schedulers.core.engine import Core, Hook
 from bftune.schedulers.core.jobs import EndState, Job
+from bftune.schedulers.hooks.spec import BuildContext, HookSpec, OptionValues
+from bftune.schedulers.option import Option, duration, optional
 
 
 class KillWatch:
@@ -81,3 +83,18 @@ class KillOnceAfter(Hook):
 
     def after_pass(self, core: Core, now: float, decisions: Decisions) -> None:
         self._watch.request_wakeups(decisions)
+
+
+def build(values: OptionValues, context: BuildContext) -> Hook | None:
+    after = values["kill_after"]
+    return KillOnceAfter(after) if after is not None else None
+
+
+SPEC = HookSpec(
+    name="kill_after",
+    options=(
+        Option("kill_after", optional(duration(infinite=False, positive=True)), None,
+               "test option: kill every job once when it has run this long, and requeue it",
+               "scheduler", cli="--kill-after", metavar="DURATION", duration=True),
+    ),
+    build=build)

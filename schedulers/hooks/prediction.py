@@ -14,9 +14,14 @@ under-predictions.
 
 from __future__ import annotations
 
-from bftune.learning.predictors import MIN_PREDICTION, Predictor
+from typing import Any
+
+from bftune.learning.predictors import MIN_PREDICTION, PREDICTORS, Predictor, PredictorError, make_predictor, \
+    parse_predictor
 from bftune.schedulers.core.engine import Core, Hook
 from bftune.schedulers.core.jobs import EndState, Job
+from bftune.schedulers.hooks.spec import BuildContext, HookSpec, OptionValues
+from bftune.schedulers.option import BACKFILLING, ConfigError, Option, Requirement, is_unset
 
 
 class Prediction(Hook):
@@ -48,3 +53,40 @@ class Prediction(Hook):
             out["mean_abs_relative_error"] = self._abs_error / self._scored
             out["under_predicted_share"] = self._under / self._scored
         return {"predictor": out}
+
+
+# --- the hook's options and how it builds itself -----------------------------------------------
+
+
+def predictor(value: Any, where: str) -> str:
+    try:
+        return parse_predictor(value)
+    except PredictorError as exc:
+        raise ConfigError(f"{where}: {exc}") from None
+
+
+def _predicts(values: OptionValues) -> bool:
+    """Predictions plan only where something is planned: with backfilling, and not the walltime."""
+    return values["predictor"] != "walltime" and values["backfill"]
+
+
+def build(values: OptionValues, context: BuildContext) -> Hook | None:
+    return Prediction(make_predictor(values["predictor"], values["seed"])) if _predicts(values) else None
+
+
+def suffix(values: OptionValues) -> str:
+    return f" predictor={values['predictor']}" if _predicts(values) else ""
+
+
+SPEC = HookSpec(
+    name="prediction",
+    options=(
+        Option("predictor", predictor, "walltime",
+               "runtime prediction EASY and PV-EASY plan with (the walltime stays the kill time): the user's "
+               "walltime, last (Last Model), avg2 (EASY++'s: mean of the user's last two runtimes), exact (true "
+               "runtime), virtual:X (p(1+U(-X,X)), X in [0, 1), seeded) "
+               f"({' | '.join(PREDICTORS)})",
+               "scheduler", cli="--predictor", metavar="P",
+               requires=(BACKFILLING, Requirement("classifier", is_unset, "no --classifier"))),
+    ),
+    build=build, suffix=suffix)

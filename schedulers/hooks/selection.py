@@ -25,13 +25,18 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
-from bftune.learning.selectors import Observation, Selector
-from bftune.schedulers.core.engine import Core, Hook
+from bftune.learning.selectors import SELECTORS, Observation, Selector, make_selector
 from bftune.schedulers.core.decisions import Decisions
+from bftune.schedulers.core.durations import format_duration
+from bftune.schedulers.core.engine import Core, Hook
 from bftune.schedulers.core.jobs import EndState, Job
 from bftune.schedulers.core.ordering import Order
+from bftune.schedulers.core.policies import SELECTION_DEFAULT
+from bftune.schedulers.hooks.spec import BuildContext, HookSpec, OptionValues, Replay
+from bftune.schedulers.option import (EASY, Option, Requirement, choice, duration, is_set, number, optional,
+                                      policy_list, rule)
 from bftune.workloads.model import JobRecord
 
 
@@ -46,12 +51,6 @@ class _Seen:
     start: float = -1.0
     end: float = math.inf  # end of the final (not killed) run
     policy: str = ""  # policy in force when the job finished (bandit charging)
-
-
-#: w(t; P): the summed waits of ``jobs`` replayed alone on an m-processor machine under
-#: EASY(P, Theta) from an empty machine.  The hook is handed one (the local driver's
-#: ``PeriodReplay``) rather than reaching for a simulator itself.
-Replay = Callable[[list[JobRecord], int, str], float]
 
 
 class PolicySelection(Hook):
@@ -157,3 +156,66 @@ class PolicySelection(Hook):
 
     def report(self) -> dict:
         return {"periods": self.log, "selector": self.selector.name}
+
+
+# --- the hook's options and how it builds itself -----------------------------------------------
+
+#: The shortest selection period.  A period is judged by the jobs that ran in it, so one far
+#: shorter than a typical job (the archive traces' median runtimes are tens of minutes) measures
+#: nothing, and every period is logged: a one-second period on a year-long trace would mean 31
+#: million log entries (several GB).  Periods of a day and a week are the usual choices.
+MIN_PERIOD = 3600.0
+
+SELECTOR = Requirement("selector", is_set, "--selector")
+
+
+def build(values: OptionValues, context: BuildContext) -> Hook | None:
+    if values["selector"] is None:
+        return None
+    selector = make_selector(values["selector"], values["candidates"], values["policy"], values["decay"],
+                             values["epsilon"], values["noise"])
+    replay = None
+    if selector.needs_simulation:
+        if context.replay is None:
+            raise ValueError(f"the {selector.name} selector needs period replays, which this run was not given")
+        replay = context.replay(values["threshold"], values["reservation"])
+    return PolicySelection(selector, values["period"], values["threshold"], replay, values["seed"])
+
+
+def check(values: OptionValues) -> None:
+    if values["selector"] is not None and values["backfill_policy"] is not None:
+        raise rule("backfill_policy", "a selector sets both queues' policy; drop backfill_policy")
+
+
+def label(values: OptionValues) -> str | None:
+    """A selector names the algorithm: the policies it chooses from, its period and threshold."""
+    selector = values["selector"]
+    if selector is None:
+        return None
+    policy = values["policy"] if selector == "fixed" else "|".join(values["candidates"])
+    theta = "" if values["threshold"] == math.inf else f", {format_duration(values['threshold'])}"
+    return f"EASY({selector}[{policy}] per {format_duration(values['period'])}{theta})"
+
+
+SPEC = HookSpec(
+    name="selection",
+    options=(
+        Option("selector", optional(choice(SELECTORS)), None,
+               "switch the policy of both queues at every period boundary (SPEC 4)",
+               "online policy selection", cli="--selector", choices=tuple(SELECTORS), requires=(EASY,)),
+        Option("period", duration(infinite=False, positive=True, minimum=MIN_PERIOD,
+                                  why=": a period far shorter than a job measures nothing"),
+               7 * 86400.0, "period Delta (1d, 1w, ...; at least 1h)",
+               "online policy selection", cli="--period", metavar="DURATION", requires=(SELECTOR,), duration=True),
+        Option("candidates", policy_list, list(SELECTION_DEFAULT),
+               "comma-separated candidate policies", "online policy selection", cli="--candidates",
+               metavar="P1,P2,...", requires=(SELECTOR,)),
+        Option("decay", number(0, 1, low_open=True), 1.0, "decay lambda of past periods' costs, in (0, 1]",
+               "online policy selection", cli="--decay", metavar="X", requires=(SELECTOR,)),
+        Option("epsilon", number(0, 1), 0.1, "bandit exploration probability, in [0, 1]",
+               "online policy selection", cli="--epsilon", metavar="X", requires=(SELECTOR,)),
+        Option("noise", number(0, 1, high_open=True), 0.2,
+               "noisy feedback: factors uniform in [1-x, 1+x], x in [0, 1)",
+               "online policy selection", cli="--noise", metavar="X", requires=(SELECTOR,)),
+    ),
+    build=build, check=check, label=label)

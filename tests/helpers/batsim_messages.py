@@ -55,7 +55,7 @@ def random_jobs(seed: int, n: int, m: int) -> list[JobRecord]:
 def schedules_agree(jobs, m, options, workload_file=True, **fake_options):
     """Our driver played by the stand-in Batsim vs the local simulator: {run: (start, end, state, alloc)} each."""
     cfg = SchedulerConfig.from_options(options)
-    driver = BatsimDriver(cfg)
+    driver = BatsimDriver(cfg.build)
     with tempfile.TemporaryDirectory() as tmp:
         path = None
         if workload_file:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-from dataclasses import fields
 
 import pytest
 from bftune.learning.features import FEATURE_MODES
@@ -11,20 +10,28 @@ from bftune.learning.selectors import SELECTORS
 from bftune.schedulers.config import ConfigError, SchedulerConfig
 from bftune.schedulers.core.easy import RESERVATION_MODELS
 from bftune.schedulers.hooks.classified import MODES
-from bftune.schedulers.options import OPTIONS, markdown_table, parse_options
+from bftune.schedulers.hooks.registry import HOOKS
+from bftune.schedulers.options import CORE_OPTIONS, OPTIONS, markdown_table, parse_options
 from locations import REPO
 
 
-def test_every_config_field_is_an_option_with_the_same_default():
+def test_the_table_is_the_cores_options_then_every_hooks_in_registry_order():
+    assert list(OPTIONS) == [o.name for o in CORE_OPTIONS] + [o.name for spec in HOOKS for o in spec.options]
+    assert len(HOOKS) == len({spec.name for spec in HOOKS}) >= 5
+
+
+def test_a_default_configuration_holds_every_option_at_its_default():
     config = SchedulerConfig()
-    assert [f.name for f in fields(SchedulerConfig)] == list(OPTIONS)
+    assert list(config) == list(OPTIONS)
     for name, option in OPTIONS.items():
-        assert getattr(config, name) == option.default, name
+        assert config[name] == getattr(config, name) == option.default, name
+    with pytest.raises(AttributeError, match="no option 'polcy'"):
+        config.polcy  # noqa: B018
 
 
 def test_choices_come_from_the_registries():
     assert OPTIONS["selector"].choices == tuple(SELECTORS)
-    assert OPTIONS["classifier"].choices == MODES
+    assert OPTIONS["classifier"].choices == tuple(MODES)
     assert OPTIONS["features"].choices == FEATURE_MODES
     assert OPTIONS["reservation"].choices == RESERVATION_MODELS
 
@@ -119,8 +126,8 @@ def test_api_construction_applies_the_same_rules():
 
 def test_divider_window_reaches_the_classifier():
     """The option sets the window of the online classifier's divider (decoupled learning has its own)."""
-    week = SchedulerConfig.from_options({"classifier": "rf"}).build_hooks()[-1].clf
+    week = SchedulerConfig.from_options({"classifier": "rf"}).build(1).hooks[-1].clf
     assert week.divider_window == 7 * 86400.0
     whole = SchedulerConfig.from_options({"classifier": "class-clairvoyant", "divider_window": "inf"})
-    assert whole.build_hooks()[-1].clf.divider_window == math.inf
+    assert whole.build(1).hooks[-1].clf.divider_window == math.inf
     assert whole.to_dict()["divider_window"] == "inf"

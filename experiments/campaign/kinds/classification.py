@@ -83,7 +83,6 @@ run and 30-day month), ``curves.csv`` (per run and curve point) and
 from __future__ import annotations
 
 import math
-from dataclasses import replace
 from functools import lru_cache
 from typing import Any
 
@@ -100,7 +99,7 @@ from bftune.learning.median import RollingMedian
 from bftune.schedulers.config import SchedulerConfig
 from bftune.schedulers.core.durations import format_duration
 from bftune.schedulers.drivers.local.simulator import simulate
-from bftune.schedulers.hooks.classified import CORRECTED, SmallFirst
+from bftune.schedulers.hooks.classified import MODES, SmallFirst
 from bftune.experiments.presets import PRESETS, Preset, get_preset
 from bftune.schedulers.options import OPTIONS
 from bftune.workloads.model import job_name, name_width
@@ -109,7 +108,7 @@ POLICIES = ("FCFS", "WFP3", "SPF", "SAF")
 #: The variants with a classifier hook (the ``variants`` default is the base and these).
 CLASSIFIED = ("rf", "rf-no-safeguard", "class-clairvoyant", "runtime-clairvoyant")
 #: On request: rf with one kind of error corrected by the oracle (the hook's modes of the same names).
-ERROR_ANALYSES = tuple(CORRECTED)
+ERROR_ANALYSES = tuple(name for name, mode in MODES.items() if mode.corrects_to is not None)
 VARIANTS = ("base", *CLASSIFIED, *ERROR_ANALYSES, "easy++")
 DEFAULT_VARIANTS = ("base", *CLASSIFIED)
 #: EASY++ (Tsafrir, Etsion and Feitelson 2007) as scheduler options: predictions, shortest one backfilled first.
@@ -271,11 +270,8 @@ def run(spec: RunSpec) -> dict:
     """One (trace, policy, variant) on the whole trace: the tables of the module docstring."""
     config = SchedulerConfig.from_options(spec.options)
     trace = base_trace(*source_key(spec))
-    if config.classifier is not None and config.unix_start_time is None and trace.unix_start_time is not None:
-        # the trace's calendar for the calendar features, as run_local does
-        config = replace(config, unix_start_time=trace.unix_start_time, timezone=config.timezone or trace.timezone)
     m = trace.max_procs
-    core = config.build(m)
+    core = config.build(m, trace.clock)
     result = simulate(trace.jobs, m, core)
     df = runs_frame(result.runs)
     tau = spec.tau

@@ -1,6 +1,6 @@
 """The Batsim driver: Batsim messages in, Batsim replies out, decisions by the core.
 
-``BatsimDriver(config).handle(message) -> reply`` is pure message-in /
+``BatsimDriver(core_factory).handle(message) -> reply`` is pure message-in /
 message-out (no sockets, no clock): the socket loop
 (``bftune.schedulers.drivers.batsim.connection``), the pybatsim entry point
 (``schedulers/bftuneEasy.py``) and the transcript replay tests all use it.
@@ -48,6 +48,13 @@ backends take the same decisions:
   no_more_static_job_to_submit and nothing is waiting, running, being killed
   or awaiting resubmission.
 
+Core and clock: at SIMULATION_BEGINS the driver builds its core with the
+``core_factory`` it was given (``SchedulerConfig.build``: the driver knows no
+configuration), for Batsim's machine size and the workload's clock (its
+``unix_start_time`` and ``timezone``, which ``bftune convert`` writes into a
+workload file whose trace has them; a workload without them runs on the
+Unix epoch in UTC).  The first workload that has a clock gives it.
+
 Runtime oracle: clairvoyant baselines ask the core's ``runtime_oracle`` for a
 job's true runtime; here it is the ``delay`` of the job's profile (profiles
 come in SIMULATION_BEGINS, or with JOB_SUBMITTED when Batsim forwards them),
@@ -77,7 +84,6 @@ from typing import Callable
 
 from procset import ProcSet
 
-from bftune.schedulers.config import SchedulerConfig
 from bftune.schedulers.core.engine import Core
 from bftune.schedulers.core.jobs import EndState, Job, delay_outcome
 from bftune.schedulers.drivers.batsim.protocol import (
@@ -85,6 +91,10 @@ from bftune.schedulers.drivers.batsim.protocol import (
     RegisterJob, RejectJob, RequestedCall, ResourceStateChanged, SetJobMetadata, SimulationBegins, SimulationEnds,
     message, parse_message, split_job_id,
 )
+from bftune.workloads.model import NO_CLOCK, TraceClock
+
+#: Builds the decision core for Batsim's machine size and the workload's clock (``SchedulerConfig.build``).
+CoreFactory = Callable[[int, TraceClock], Core]
 
 #: batsim flags a configuration that kills and requeues jobs needs.
 DYNAMIC_JOB_FLAGS = ("--enable-dynamic-jobs", "--acknowledge-dynamic-jobs", "--enable-profile-reuse")
@@ -156,23 +166,21 @@ class _Batch:
 
 
 class BatsimDriver:
-    """Maps Batsim messages onto a decision core built from ``config``.
+    """Maps Batsim messages onto a decision core that ``core_factory(m, clock)`` builds at SIMULATION_BEGINS.
 
-    ``core_factory(m)`` replaces ``config.build`` (tests use it to script
-    decisions).  After SIMULATION_ENDS, ``finished`` is true and further
-    messages are errors.
+    After SIMULATION_ENDS, ``finished`` is true and further messages are
+    errors.
     """
 
-    def __init__(self, config: SchedulerConfig | None = None, *,
-                 core_factory: Callable[[int], Core] | None = None,
+    def __init__(self, core_factory: CoreFactory, *,
                  workload_dir: str | os.PathLike[str] | None = None, instant_barrier: bool = True) -> None:
-        self.config = config if config is not None else SchedulerConfig()
         self.workload_dir = Path(workload_dir) if workload_dir is not None else Path.cwd()
         self.instant_barrier = instant_barrier
         self._expected: dict[float, int] | None = None  # static submissions still to come, by subtime
         self._expected_times: list[float] = []
         self._expected_next = 0
-        self._core_factory = core_factory or self.config.build
+        self._core_factory = core_factory
+        self.clock = NO_CLOCK
         self.core: Core | None = None
         self.begins: SimulationBegins | None = None
         self.started = False
@@ -292,24 +300,33 @@ class BatsimDriver:
         self._expected_next = i
         return expected.get(now, 0) > 0
 
-    def _load_expected_submissions(self, ev: SimulationBegins) -> None:
-        expected: dict[float, int] = {}
+    def _read_workloads(self, ev: SimulationBegins) -> None:
+        """The workload files Batsim names: their clock, and (``instant_barrier``) the static submissions."""
+        expected: dict[float, int] | None = {} if self.instant_barrier else None
+        clock: TraceClock | None = None
         for name, path in ev.workloads.items():
             p = Path(path)
             if not p.is_absolute():
                 p = self.workload_dir / p
             try:
                 doc = json.loads(p.read_text())
-                for job in doc["jobs"]:
-                    t = float(job["subtime"])
-                    expected[t] = expected.get(t, 0) + 1
+                if clock is None:
+                    clock = _clock_of(doc)
+                if expected is not None:
+                    for job in doc["jobs"]:
+                        t = float(job["subtime"])
+                        expected[t] = expected.get(t, 0) + 1
             except (OSError, ValueError, KeyError, TypeError) as exc:
                 self.warnings.append(
-                    f"cannot read workload {name!r} ({p}: {exc}): if Batsim splits the submissions of one "
-                    "instant over several messages, that instant gets more than one pass")
-                return
-        self._expected = expected
-        self._expected_times = sorted(expected)
+                    f"cannot read workload {name!r} ({p}: {exc}): its clock is the Unix epoch in UTC, and if "
+                    "Batsim splits the submissions of one instant over several messages, that instant gets more "
+                    "than one pass")
+                expected = None
+                break
+        self.clock = clock or NO_CLOCK
+        if expected is not None:
+            self._expected = expected
+            self._expected_times = sorted(expected)
 
     def _sort(self, events: list[Event], now: float) -> _Batch:
         batch = _Batch()
@@ -350,12 +367,11 @@ class BatsimDriver:
         self.begins = ev
         self.dynamic = ev.dynamic_jobs_enabled
         self.started = True
-        self.core = self._core_factory(m)
+        self._read_workloads(ev)
+        self.core = self._core_factory(m, self.clock)
         self.core.runtime_oracle = self.true_runtime
         if self.core.may_kill:
             self._check_dynamic(f"this configuration kills and requeues jobs ({', '.join(self.core.kill_reasons())})")
-        if self.instant_barrier:
-            self._load_expected_submissions(ev)
 
     def true_runtime(self, job: Job) -> float:
         """The job's actual work: the delay of its Batsim profile (clairvoyant baselines only).
@@ -555,3 +571,15 @@ class BatsimDriver:
         if self.warnings:
             out["warnings"] = list(self.warnings)
         return out
+
+
+def _clock_of(doc: dict) -> TraceClock | None:
+    """A workload file's clock (``unix_start_time``, ``timezone``), or None when it has none."""
+    start, zone = doc.get("unix_start_time"), doc.get("timezone")
+    if start is None and zone is None:
+        return None
+    if start is not None and (isinstance(start, bool) or not isinstance(start, int)):
+        raise TypeError(f"'unix_start_time' must be an integer, not {start!r}")
+    if zone is not None and not isinstance(zone, str):
+        raise TypeError(f"'timezone' must be a string, not {zone!r}")
+    return TraceClock(start, zone)

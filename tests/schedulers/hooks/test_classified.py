@@ -25,7 +25,9 @@ KILLED, OK = "COMPLETED_KILLED", "COMPLETED_SUCCESSFULLY"
 
 
 class Scripted:
-    """The classifier API with a constant divider and predictions given by job id."""
+    """The classifier API (``RuntimeClasses``) with a constant divider and predictions given by job id."""
+
+    needs_runtime = False
 
     def __init__(self, divider: float | None, small: set[str]) -> None:
         self._divider = divider
@@ -39,7 +41,8 @@ class Scripted:
     def divider(self, now):
         return self._divider
 
-    def classify(self, job_id, user, procs, walltime, submit, now):
+    def classify(self, job_id, user, procs, walltime, submit, now, runtime=None):
+        assert runtime is None, "a classifier that does not need runtimes is never handed one"
         self.classified.append(job_id)
         return (job_id in self.small, 1.0 if job_id in self.small else 0.0)
 
@@ -170,8 +173,8 @@ def test_a_perfect_classifier_schedules_exactly_like_class_clairvoyant():
     runtime = {f"{j.id:07d}": j.runtime for j in trace.jobs}
 
     class Perfect(RuntimeClassifier):
-        def classify(self, job_id, user, procs, walltime, submit, now):
-            super().classify(job_id, user, procs, walltime, submit, now)
+        def classify(self, job_id, user, procs, walltime, submit, now, handed=None):
+            super().classify(job_id, user, procs, walltime, submit, now, handed)
             d = self.divider(now)
             small = d is not None and runtime[job_id] < d
             return small, float(small)

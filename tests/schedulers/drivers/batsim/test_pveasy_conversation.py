@@ -22,7 +22,7 @@ def test_preemption_conversation():
     on the idle half.  When job 1 ends, the pass only kills job 3 (job 2 needs its machines); the
     kill's acknowledgement, at the same instant, registers the rerun and starts job 2 on all four
     machines in the same reply; the rerun waits (lower priority) and starts when job 2 ends."""
-    d = BatsimDriver(SchedulerConfig.from_options({"scheduler": "pv-easy"}))
+    d = BatsimDriver(SchedulerConfig.from_options({"scheduler": "pv-easy"}).build)
     assert d.handle(begins()) == msg(0.0)
     assert d.handle(msg(0.0, submitted(0.0, "0000001", res=2, walltime=100, profile="d100"))) == msg(
         0.0, ev(0.0, "EXECUTE_JOB", job_id="w0!0000001", alloc="0-1"))
@@ -55,7 +55,7 @@ def test_preemption_conversation():
 def test_an_acknowledgement_split_over_two_messages_changes_nothing():
     """Two kills acknowledged in two messages: the pass after the first one decides nothing (a kill
     is still in flight); the head starts after the second."""
-    d = BatsimDriver(SchedulerConfig.from_options({"scheduler": "pv-easy"}))
+    d = BatsimDriver(SchedulerConfig.from_options({"scheduler": "pv-easy"}).build)
     d.handle(begins())
     d.handle(msg(0.0, submitted(0.0, "0000001", res=2, walltime=100, profile="d100")))
     d.handle(msg(1.0, submitted(1.0, "0000002", res=4, walltime=50, profile="d50")))

@@ -39,6 +39,7 @@ from bftune.schedulers.drivers.batsim.driver import (
     BatsimSetupError,
 )
 from bftune.schedulers.drivers.batsim.protocol import ProtocolError
+from bftune.workloads.model import TraceClock
 from locations import KTH, TRANSCRIPTS
 
 
@@ -62,7 +63,7 @@ def transcript(name: str) -> list[tuple[dict, dict]]:
 
 @pytest.mark.parametrize("name, jobs", [("easy_bf_small", 50), ("walltime_kill", 6)])
 def test_replay_reproduces_batsched_message_by_message(name, jobs):
-    driver = BatsimDriver(SchedulerConfig.from_options({"reservation": "machines"}),
+    driver = BatsimDriver(SchedulerConfig.from_options({"reservation": "machines"}).build,
                           workload_dir=TRANSCRIPTS.parent)  # SIMULATION_BEGINS names workloads/<name>.json
     executes = 0
     for i, (request, recorded) in enumerate(transcript(name)):
@@ -75,7 +76,7 @@ def test_replay_reproduces_batsched_message_by_message(name, jobs):
 
 def test_replay_count_model_differs_only_where_expected():
     """The default (count) model also replays easy_bf_small without protocol errors as long as decisions agree."""
-    driver = BatsimDriver(SchedulerConfig(), workload_dir=TRANSCRIPTS.parent)
+    driver = BatsimDriver(SchedulerConfig().build, workload_dir=TRANSCRIPTS.parent)
     for request, recorded in transcript("walltime_kill"):
         assert driver.handle(request) == recorded
 
@@ -126,10 +127,16 @@ class Scripted(Hook):
         self.starts = []
 
 
+def scripted(algo: "Scripted"):
+    """A core factory whose core runs ``algo``, which also watches the core's events as a hook."""
+    def factory(m: int, clock: TraceClock) -> Core:
+        return Core(m, algo, [algo])
+    return factory
+
+
 def _scripted_replay(name: str):
     algo = Scripted()
-    driver = BatsimDriver(SchedulerConfig(), core_factory=lambda m: Core(m, algo, [algo]),
-                          workload_dir=TRANSCRIPTS.parent)
+    driver = BatsimDriver(scripted(algo), workload_dir=TRANSCRIPTS.parent)
     compared = ("EXECUTE_JOB", "KILL_JOB", "REGISTER_JOB", "SET_JOB_METADATA")
     ours_calls, recorded_calls, notifies = [], [], []
     for i, (request, recorded) in enumerate(transcript(name)):
@@ -174,7 +181,7 @@ def test_dynamic_requeue_transcript_drives_the_driver():
 
 
 def test_kill_after_conversation():
-    d = BatsimDriver(SchedulerConfig.from_options({"kill_after": "10s"}))
+    d = BatsimDriver(SchedulerConfig.from_options({"kill_after": "10s"}).build)
     assert d.handle(begins()) == msg(0.0)
     assert d.handle(msg(0.0, submitted(0.0, "0000001"))) == msg(
         0.0, ev(0.0, "EXECUTE_JOB", job_id="w0!0000001", alloc="0-1"), ev(0.0, "CALL_ME_LATER", timestamp=10.0))
@@ -207,7 +214,7 @@ def test_kill_after_conversation():
 
 
 def test_registration_finished_waits_for_the_queue_and_is_sent_once():
-    d = BatsimDriver(SchedulerConfig())
+    d = BatsimDriver(SchedulerConfig().build)
     d.handle(begins(m=2))
     d.handle(msg(0.0, submitted(0.0, "1", res=2), submitted(0.0, "2", res=2)))
     assert d.handle(msg(0.0, ev(0.0, "NOTIFY", type="no_more_static_job_to_submit"))) == msg(0.0)
@@ -217,14 +224,14 @@ def test_registration_finished_waits_for_the_queue_and_is_sent_once():
 
 
 def test_wakeups_are_requested_once():
-    d = BatsimDriver(SchedulerConfig.from_options({"kill_after": 10}))
+    d = BatsimDriver(SchedulerConfig.from_options({"kill_after": 10}).build)
     d.handle(begins())
     r = d.handle(msg(0.0, submitted(0.0, "1", res=1), submitted(0.0, "2", res=1)))
     assert [e["type"] for e in r["events"]] == ["EXECUTE_JOB", "EXECUTE_JOB", "CALL_ME_LATER"]
 
 
 def test_kill_racing_with_completion_is_not_requeued():
-    d = BatsimDriver(SchedulerConfig.from_options({"kill_after": 10}))
+    d = BatsimDriver(SchedulerConfig.from_options({"kill_after": 10}).build)
     d.handle(begins())
     d.handle(msg(0.0, submitted(0.0, "1")))
     assert d.handle(msg(10.0, ev(10.0, "REQUESTED_CALL")))["events"][0]["type"] == "KILL_JOB"
@@ -280,7 +287,7 @@ def test_split_instants_without_knowledge_may_differ():
 def test_unreadable_workload_is_a_warning():
     raw = begins(4, dynamic=False)
     raw["events"][0]["data"]["workloads"] = {"w0": "/nonexistent/w.json"}
-    d = BatsimDriver(SchedulerConfig())
+    d = BatsimDriver(SchedulerConfig().build)
     d.handle(raw)
     assert "cannot read workload 'w0' (/nonexistent/w.json" in d.warnings[0]
 
@@ -291,7 +298,7 @@ def test_pass_waits_for_the_rest_of_the_instants_submissions(tmp_path):
                                                       "profile": "p"} for i in (1, 2)], "profiles": {}}))
     raw = begins(4, dynamic=False)
     raw["events"][0]["data"]["workloads"] = {"w0": str(path)}
-    d = BatsimDriver(SchedulerConfig())
+    d = BatsimDriver(SchedulerConfig().build)
     d.handle(raw)
     assert d.handle(msg(5.0, submitted(5.0, "1", res=1))) == msg(5.0)  # job 2 (also at t=5) is still to come
     assert d.stats.deferred == 1
@@ -301,7 +308,7 @@ def test_pass_waits_for_the_rest_of_the_instants_submissions(tmp_path):
 
 
 def test_pass_is_deferred_until_the_instant_is_complete():
-    d = BatsimDriver(SchedulerConfig())
+    d = BatsimDriver(SchedulerConfig().build)
     raw = begins(4, dynamic=False)
     raw["events"][0]["data"]["profiles"] = {"w0": {"d20": {"type": "delay", "delay": 20}}}
     d.handle(raw)
@@ -330,14 +337,14 @@ def test_fake_batsim_on_kth_head():
 
 
 def started(options=None, m=4, dynamic=True) -> BatsimDriver:
-    d = BatsimDriver(SchedulerConfig.from_options(options or {}))
+    d = BatsimDriver(SchedulerConfig.from_options(options or {}).build)
     d.handle(begins(m, dynamic))
     return d
 
 
 def test_first_message_must_begin():
     with pytest.raises(ProtocolError, match="first message must hold SIMULATION_BEGINS, got JOB_SUBMITTED"):
-        BatsimDriver().handle(msg(0.0, submitted(0.0, "1")))
+        BatsimDriver(SchedulerConfig().build).handle(msg(0.0, submitted(0.0, "1")))
 
 
 def test_second_begin_is_an_error():
@@ -347,7 +354,7 @@ def test_second_begin_is_an_error():
 
 
 def test_kill_after_without_dynamic_jobs_fails_fast_naming_the_flags():
-    d = BatsimDriver(SchedulerConfig.from_options({"kill_after": "1h"}))
+    d = BatsimDriver(SchedulerConfig.from_options({"kill_after": "1h"}).build)
     with pytest.raises(BatsimSetupError) as info:
         d.handle(begins(dynamic=False))
     text = str(info.value)
@@ -357,7 +364,7 @@ def test_kill_after_without_dynamic_jobs_fails_fast_naming_the_flags():
 
 def test_requeue_by_another_hook_without_dynamic_jobs_fails_at_the_kill():
     algo = Scripted()
-    d = BatsimDriver(SchedulerConfig(), core_factory=lambda m: Core(m, algo, [algo]))
+    d = BatsimDriver(scripted(algo))
     d.handle(begins(dynamic=False))
     algo.expect(msg(0.0, ev(0.0, "EXECUTE_JOB", job_id="w0!1", alloc="0-1")))
     d.handle(msg(0.0, submitted(0.0, "1")))
@@ -403,7 +410,7 @@ def test_resource_ids_must_be_0_to_m_minus_1():
     raw = begins(2)
     raw["events"][0]["data"]["compute_resources"][1]["id"] = 5
     with pytest.raises(ProtocolError, match="compute resource ids must be 0..1"):
-        BatsimDriver().handle(raw)
+        BatsimDriver(SchedulerConfig().build).handle(raw)
 
 
 def test_name_collision_across_workloads():
