@@ -1,8 +1,13 @@
-"""The import graph: no cycle, not even through function-level imports; every module imports alone.
+"""The import graph: the layers' allowed arrows, no cycle (function-level imports included), every module alone.
 
-Layers import downwards only (core <- hooks <- drivers <- config <- experiments;
-learning plugs into the core through hooks and the configuration), so a
-module can always be imported on its own, in a fresh interpreter.
+The layers (``LAYERS``) import each other only along the arrows of
+``ALLOWED``: the decision core imports no other layer; hooks extend it and
+may use learned parts; the two drivers know the core and the workloads but
+neither the configuration nor each other (they are handed a core factory);
+the configuration is the composition root of the scheduler; experiments
+(the CLI, campaigns, studies) may use everything, and nothing below them
+uses experiments.  So a module can always be imported on its own, in a
+fresh interpreter, and a layer can be read without the ones above it.
 """
 
 from __future__ import annotations
@@ -88,6 +93,65 @@ def cycles(edges: dict[str, set[str]]) -> list[list[str]]:
         if v not in index:
             visit(v)
     return out
+
+
+#: Module prefix -> layer (the longest matching prefix wins).
+LAYERS = {
+    "bftune.schedulers.core": "core",
+    "bftune.schedulers.hooks": "hooks",
+    "bftune.schedulers.option": "option kinds",  # what an option is and its parsers (the hooks declare options)
+    "bftune.schedulers.drivers": "drivers",
+    "bftune.schedulers.drivers.local": "local driver",
+    "bftune.schedulers.drivers.batsim": "batsim driver",
+    "bftune.schedulers": "config",  # the option table and the configuration (the scheduler's composition root)
+    "bftune.schedulers.bftuneEasy": "pybatsim entry",
+    "bftune.learning": "learning",
+    "bftune.workloads": "workloads",
+    "bftune.platforms": "platforms",
+    "bftune.experiments": "experiments",
+    "bftune": "support",  # the package root and its helpers: files, caches, the compiled-core loader
+}
+
+#: layer -> the layers it may import (besides itself).
+ALLOWED: dict[str, set[str]] = {
+    "core": set(),
+    "option kinds": {"core"},
+    "hooks": {"core", "option kinds", "learning", "workloads"},
+    "drivers": set(),
+    "local driver": {"core", "workloads", "support"},
+    "batsim driver": {"core", "workloads", "support"},
+    "config": {"core", "option kinds", "hooks", "learning", "local driver", "workloads"},
+    "pybatsim entry": {"config", "batsim driver", "support"},
+    "learning": {"core", "workloads", "support"},
+    "workloads": {"support"},
+    "platforms": {"workloads", "support"},
+    "experiments": {"core", "option kinds", "hooks", "drivers", "local driver", "batsim driver", "config", "pybatsim entry",
+                    "learning", "workloads", "platforms", "support"},
+    "support": set(),
+}
+
+
+def layer(module: str) -> str:
+    prefixes = [p for p in LAYERS if module == p or module.startswith(p + ".")]
+    return LAYERS[max(prefixes, key=len)]
+
+
+def arrows_against_the_layers(edges: dict[str, set[str]]) -> list[str]:
+    return sorted(f"{a} -> {b} ({layer(a)} -> {layer(b)})" for a, targets in edges.items() for b in targets
+                  if layer(a) != layer(b) and layer(b) not in ALLOWED[layer(a)])
+
+
+def test_layers_import_only_along_the_allowed_arrows():
+    assert arrows_against_the_layers(graph()) == []
+
+
+def test_the_layer_check_sees_a_forbidden_arrow():
+    edges = {"bftune.schedulers.drivers.batsim.driver": {"bftune.schedulers.config", "bftune.schedulers.core.jobs"},
+             "bftune.schedulers.core.engine": {"bftune.learning.classifier"},
+             "bftune.schedulers.config": {"bftune.schedulers.drivers.local.simulator"}}
+    assert arrows_against_the_layers(edges) == [
+        "bftune.schedulers.core.engine -> bftune.learning.classifier (core -> learning)",
+        "bftune.schedulers.drivers.batsim.driver -> bftune.schedulers.config (batsim driver -> config)"]
 
 
 def test_no_import_cycle():
