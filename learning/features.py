@@ -71,8 +71,8 @@ if TYPE_CHECKING:
 
 MISSING = -1.0  # sentinel for every unknown feature value
 NO_USER = -1  # sentinel user for jobs without a user id
-#: When lag/aggregate features see a finished job: "weekly" (from the last retraining on, the
-#: study's) or "live" (at once).  The first is the default.
+#: When lag/aggregate features see a finished job: "weekly" (from the last retraining on,
+#: SPEC 5's) or "live" (at once).  The first is the default.
 FEATURE_MODES = ("weekly", "live")
 HISTORY_DEPTH = 3  # classes of the last 3 finished jobs of a category
 

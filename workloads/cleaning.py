@@ -34,8 +34,8 @@ walltime = runtime instead of being dropped, and is counted under
 equals its walltime ends as COMPLETED_WALLTIME_REACHED (SPEC section 8), so
 every such job is reported as walltime-killed although it ran to its end.
 
-**Other cleanings** (``cleaning=``, :data:`CLEANINGS`) reproduce the job
-sets of studies that did not apply SPEC's filter.  ``"spec"`` is the
+**Other cleanings** (``cleaning=``, :data:`CLEANINGS`) give the job sets
+of evaluations that did not apply SPEC's filter.  ``"spec"`` is the
 default and is the rule set above.
 
 - ``"keep-overruns"``: every record with submit >= 0, procs > 0 (chosen as
@@ -53,9 +53,8 @@ default and is the rule set above.
   twice their runtime), and the runtime becomes the converter's delay
   profile floor(runtime) + 1.  A raised walltime is far closer to the
   runtime than users' requests are, which helps every walltime-based
-  policy and any runtime predictor: see ``experiments/REPRODUCTION.md``
-  (study 004), whose published dividers match this job set and not SPEC's.
-- ``"ran"``: every job that ran, as recorded (the PV-EASY study's job sets):
+  policy and any runtime predictor.
+- ``"ran"``: every job that ran, as recorded:
   a record counts when its allocated processors (field 5) are known
   (``> 0``); records of jobs that never started (allocated -1, e.g. jobs
   cancelled in the queue) are dropped under ``"never_started"``.  procs,
@@ -65,9 +64,7 @@ default and is the rule set above.
   <= 0 becomes the runtime (``"walltime_from_runtime"``); a runtime above
   the requested time is kept (``"overruns_kept"``) and the job ends at
   its walltime, as COMPLETED_WALLTIME_REACHED, as in ``keep-overruns``.
-  CTC-SP2 keeps all 77,222 records (the study's count); SDSC-BLUE keeps
-  223,790 of 243,306 (the study reports 223,407 jobs, mean parallelism
-  41.59 and mean runtime 4,381 s; these 223,790 have 41.62 and 4,386 s).
+  CTC-SP2 keeps all 77,222 records; SDSC-BLUE keeps 223,790 of 243,306.
 
 Kept jobs are sorted by (submit, id).
 

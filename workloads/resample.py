@@ -5,7 +5,7 @@ on it overfit its particular bursts.  Resampling whole user-weeks keeps what
 matters for scheduling - each user's behaviour within a week (bursts,
 sessions, daily cycle, job mix) and the weekly rhythm - while producing as
 many different, equally plausible traces as we want (Zakay & Feitelson's
-"workload resampling", as used by the studies this project reproduces).
+"workload resampling").
 
 The model, exactly:
 

@@ -7,7 +7,7 @@ writes the tables and plots.  A fit is saved as plain JSON and used by the
 core as the policy ``learned:FILE.json`` (``bftune.schedulers.core.polynomial``).
 """
 
-# Defaults (the study's), here so that the command line can show them without importing numpy.
+# Defaults (SPEC 6's), here so that the command line can show them without importing numpy.
 WARMUP = 16  # |S|
 QUEUE = 32  # |Q|
 PROCS = 256  # m

@@ -1,12 +1,12 @@
-"""Weighted least squares of the score distribution on the study's polynomial families.
+"""Weighted least squares of the score distribution on SPEC 6's polynomial families.
 
 ``fit(rows, family)`` minimises ``sum_j [(p_j q_j) (f(theta, x_j) - score_j)]^2``
-(SPEC 6, the study's equation 5): ordinary least squares on the rows scaled
+(SPEC 6's weighted criterion): ordinary least squares on the rows scaled
 by ``p q``.  The columns span 30 orders of magnitude (1 to p^4 ~ 1e20), so
 each is divided by its norm before the SVD-based solve and the coefficients
 are scaled back: same minimiser, no loss of precision.
 
-MAE is the study's equation 6 (unweighted mean |f - score|).  The variance
+MAE is the unweighted mean |f - score|.  The variance
 inflation factor of a feature is ``1 / (1 - R^2)`` of the (unweighted) least
 squares regression of that feature on all the others with an intercept, the
 usual definition (statsmodels' ``variance_inflation_factor`` on the design

@@ -18,7 +18,7 @@ Variables online (the fit saw them in the trial simulator):
   since shifting r by the same amount for every waiting job shifts every key
   by the same amount.  Only the higher degrees (Qdr, Cub, Qua) depend on the
   origin, and then through their r^2..r^4 terms, which dominate on long
-  workloads: that is part of what the study reports as their instability.
+  workloads: that is part of why they are unstable.
   The trace clock keeps the key a property of the job alone (a static
   policy: sorted once, identical in both backends, no queue context).
 
@@ -48,7 +48,7 @@ FORMAT = "bftune-index-function/1"
 VARIABLES = ("p", "q", "r")
 MAX_EXPONENT = 8
 
-#: The study's four families (its Table 1): each adds a degree to the previous one.
+#: The four families of SPEC 6: each adds a degree to the previous one.
 FAMILY_TERMS: dict[str, tuple[str, ...]] = {
     "Lin": ("1", "p", "q", "r"),
     "Qdr": ("p^2", "q^2", "r^2", "p*q"),

@@ -1,6 +1,6 @@
 """PV-EASY: shadow-load preemption and venture backfilling (SPEC section 7).
 
-Priority is an ``Order`` (FCFS by default, the study's).  A running job is
+Priority is an ``Order`` (FCFS by default).  A running job is
 *shadow* while some waiting job has higher priority - equivalently, while it
 ranks below the first waiting job h, since step 1 leaves no waiting job
 ahead of h - and *sunny* otherwise; a backfilled job turns sunny by itself

@@ -1,4 +1,4 @@
-"""Fairness metrics that need the scheduler's view between events (SPEC section 3, the PV-EASY study).
+"""Fairness metrics that need the scheduler's view between events (SPEC section 3).
 
 Priority is the algorithm's (``Algorithm.priority``: EASY's primary order,
 PV-EASY's priority), ranks as ``Order.rank`` gives them (threshold
@@ -6,7 +6,7 @@ promotion included).  After every pass the monitor looks at the first
 waiting job h:
 
 - *blocked jobs*: jobs that were h while not fitting, at some pass (the
-  study's "first blocked job"; in a PV-EASY pass that preempts, the job it
+  "first blocked job"; in a PV-EASY pass that preempts, the job it
   preempts for; ``blocked_jobs_one_pass`` leaves out the jobs of a second or
   later preemption round at the same instant, which a PV-EASY that preempts
   within one pass never sees at the head); each gets a *reservation* the
@@ -19,12 +19,12 @@ waiting job h:
 - *unfair delay* (strict-fairness violation) of h: total time during which h
   is the first waiting job, does not fit, but would fit if every running job
   of lower priority were removed;
-- *reservation violation* (the study's Table 2): h starts after its
+- *reservation violation*: h starts after its
   reservation and, at some moment after the reservation, was blocked while
   it would have fit without the running jobs of lower priority.  A job that
   starts late only because jobs of higher priority ran past their
   predictions, or because newcomers of higher priority overtook it, is the
-  study's "benign" case and is not counted; it is still counted, with any
+  "benign" case and is not counted; it is still counted, with any
   other late start, by ``reservation_missed`` (started after its reservation,
   whatever the cause: SPEC 3's literal rule).  With walltimes EASY-FCFS
   never misses a reservation;
@@ -61,7 +61,7 @@ class FairnessMonitor(Hook):
         self.backfilled: set[str] = set()  # first ids whose final run was a backfill start
         self._backfill_runs: set[str] = set()  # run ids started by backfilling, still running
         self._open: tuple[str, float] | None = None  # (head id, since) while the head is unfairly blocked
-        # Blocked jobs as one pass per instant sees them (the study's PV-EASY preempts within one pass):
+        # Blocked jobs as one pass per instant sees them (as a PV-EASY that preempts within one pass sees them):
         # the jobs of a second or later preemption round at the same instant left out.
         self.blocked_one_pass: set[str] = set()
         self._preempted_at: float | None = None  # the instant of the last pass that decided kills

@@ -12,15 +12,8 @@ from importlib import resources
 
 import numpy as np
 import pytest
-from bftune.learning.classifier import (
-    CompiledForest,
-    RuntimeClassifier,
-    confusion_metrics,
-    fit_forest,
-    forest_importances,
-)
+from bftune.learning.classifier import RuntimeClassifier, confusion_metrics
 from bftune.learning.features import FEATURE_NAMES, Calendar
-from sklearn.ensemble import RandomForestClassifier
 
 CAL = ("hour", "day_of_week", "day_of_month", "month", "week_of_year", "quarter")
 
@@ -497,29 +490,6 @@ def test_report_metrics_match_stored_predictions():
     assert forests and all(sum(w["importances"].values()) == pytest.approx(1.0) for w in forests)
     assert set(forests[0]["importances"]) == set(FEATURE_NAMES)
     assert report["overall"]["tp"] > 0 and report["overall"]["tn"] > 0
-
-
-# ------------------------------------------------------- forest mechanics
-
-
-def test_compiled_forest_equals_sklearn_predict_proba():
-    rng = np.random.default_rng(0)
-    X = rng.integers(-1, 30, size=(3000, len(FEATURE_NAMES))).astype(np.float32)
-    X[:, 0] = rng.uniform(0, 1e5, 3000).astype(np.float32)
-    y = ((X[:, 0] > 4e4) ^ (X[:, 3] > 20) ^ (rng.random(3000) < 0.1)).astype(np.int8)
-    rf = RandomForestClassifier(n_estimators=25, random_state=1, n_jobs=1).fit(X, y)
-    compiled = CompiledForest(rf.estimators_)
-    Xt = rng.integers(-1, 30, size=(500, len(FEATURE_NAMES))).astype(np.float32)
-    Xt[:, 0] = rng.uniform(0, 1e5, 500).astype(np.float32)
-    Xt[:50] = X[:50]  # rows sitting exactly on thresholds' sides
-    assert np.array_equal(compiled.proba_many(Xt), rf.predict_proba(Xt)[:, 1])
-
-    trees = fit_forest(X, y, n_estimators=15, seed=3, max_depth=8, min_samples_leaf=2, max_samples=1000)
-    compiled = CompiledForest(trees)
-    expect = np.mean([t.predict_proba(Xt)[:, 1] for t in trees], axis=0)
-    np.testing.assert_allclose(compiled.proba_many(Xt), expect, rtol=0, atol=1e-12)
-    imp = forest_importances(trees)
-    assert imp.shape == (len(FEATURE_NAMES),) and imp.sum() == pytest.approx(1.0)
 
 
 def test_api_misuse_raises():
