@@ -227,7 +227,3 @@ class CollectionOutcome:
     @property
     def trials_per_s(self) -> float:
         return self.trials_run / self.wall_s if self.wall_s > 0 else float("nan")
-
-
-def _json(data: dict) -> str:
-    return json.dumps(data, indent=None, separators=(",", ":")) + "\n"
