@@ -45,7 +45,7 @@ def done(name):
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     out["phases"].append([name, now - t[0], peak])
     t[0] = now
-from bftune.heap import fix_mmap_threshold
+from bftune.experiments.heap import fix_mmap_threshold
 fix_mmap_threshold()
 import bftune.experiments.cli
 from bftune.experiments.local_run import workload_info

@@ -23,7 +23,7 @@ from bftune.files import (OutputError, atomic_write_many, check_output_dir, chec
 from bftune.experiments.presets import PRESETS, get_preset
 from bftune.experiments.reproduce.cli import add_reproduce_parser
 from bftune.gcpause import paused_gc
-from bftune.heap import fix_mmap_threshold
+from bftune.experiments.heap import fix_mmap_threshold
 from bftune.schedulers.config import ConfigError, SchedulerConfig
 from bftune.schedulers.options import OPTIONS, Parser, applies, duration, integer, markdown_table
 from bftune.schedulers.core.durations import DurationError, parse_duration
@@ -519,7 +519,7 @@ def entry() -> None:
     processes or Dask exit normally so their clean-up runs.
     """
     argv = sys.argv[1:]
-    fix_mmap_threshold()  # freed parsing buffers go back to the system (see bftune.heap)
+    fix_mmap_threshold()  # freed parsing buffers go back to the system (see experiments/heap.py)
     code = main(argv)
     failure = _stdout_failure()  # `bftune policies >/dev/full`: say so, rather than exit 0 or a traceback
     if failure is not None and not isinstance(failure, BrokenPipeError) and code == 0:
