@@ -24,7 +24,6 @@ from bftune.schedulers.core import machines as ms
 
 KILLED = "COMPLETED_KILLED"
 TIME_FIELDS = ("starting_time", "finish_time")
-OTHER_FIELDS = ("final_state", "allocated_resources")
 
 
 def _norm_alloc(text) -> str:

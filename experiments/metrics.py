@@ -212,6 +212,29 @@ def bounded_slowdown(jobs: Mapping[str, Sequence | np.ndarray], tau: float) -> n
     return np.asarray(bounded_slowdowns(columns, tau), dtype=float)
 
 
+def period_metrics(runs: Iterable, tau: float) -> dict:
+    """jobs, AvgWait, MaxWait, AVGbsld and total wait of one simulation's runs (the local driver's ``Run``s).
+
+    The rules of :func:`summarize` (wait from r_j to the final run's start,
+    :func:`bounded_slowdowns` with the final run's execution time; killed and
+    rejected runs left out) applied straight to the runs, without building
+    out_jobs columns: the offline and index campaigns evaluate hundreds of
+    thousands of small weeks and windows.  No job: NaN metrics, total wait 0.
+    """
+    done = [run for run in runs if run.state != KILLED and run.state != REJECTED]
+    n = len(done)
+    if n == 0:
+        return {"jobs": 0, "avg_wait": math.nan, "max_wait": math.nan, "avg_bsld": math.nan, "total_wait": 0.0}
+    submit = [run.original_submit for run in done]
+    start = [run.start for run in done]
+    end = [run.end for run in done]
+    wait = list(map(sub, start, submit))
+    bsld = bounded_slowdowns({"end": end, "submit": submit, "runtime": list(map(sub, end, start))}, tau)
+    total = _sum(wait)
+    return {"jobs": n, "avg_wait": total / n, "max_wait": _extreme(max, wait, total), "avg_bsld": _sum(bsld) / n,
+            "total_wait": total}
+
+
 def _sum(values: Iterable[float]) -> float:
     """The correctly rounded sum (``math.fsum``) of ``values``, streamed (a ``map`` needs no list).
 

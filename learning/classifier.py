@@ -74,7 +74,7 @@ that returns the same number (same summation order) at a fraction of the
 per-call cost of ``predict_proba`` on one row.  Identical rows within a week
 share a cached probability.
 
-**Speed defaults** (measured with ``experiments/bench_classifier.py``, which
+**Speed defaults** (measured with ``benchmarks/classifier.py``, which
 replays a trace through the classifier alone, jobs starting at submission).
 scikit-learn's defaults (full-depth trees, each on a bootstrap of *all* n
 rows) miss the 2 s budget well before CEA-Curie's ~290k jobs (3.7 s at 28k

@@ -63,18 +63,13 @@ import math
 import re
 from datetime import datetime, timedelta, timezone as dt_timezone, tzinfo
 from importlib import resources
-from typing import TYPE_CHECKING
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
-
-if TYPE_CHECKING:
-    import numpy as np
 
 MISSING = -1.0  # sentinel for every unknown feature value
 NO_USER = -1  # sentinel user for jobs without a user id
 #: When lag/aggregate features see a finished job: "weekly" (from the last retraining on,
 #: SPEC 5's) or "live" (at once).  The first is the default.
 FEATURE_MODES = ("weekly", "live")
-HISTORY_DEPTH = 3  # classes of the last 3 finished jobs of a category
 
 CATEGORIES = ("up", "uw", "ud")  # (user, procs), (user, walltime), (user, submission day)
 CALENDAR_NAMES = ("hour", "day_of_week", "day_of_month", "month", "week_of_year", "quarter")
@@ -235,10 +230,3 @@ class FeatureExtractor:
         """A job of these category keys finished with this class."""
         for history, key in zip(self.histories, keys):
             history.add(key, small)
-
-
-def feature_matrix_dtype() -> np.dtype:
-    """The dtype feature rows are stored in: float32, what scikit-learn trees split on."""
-    import numpy as np  # here: the option table imports this module on every run (see learning.learners)
-
-    return np.dtype(np.float32)

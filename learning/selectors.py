@@ -13,7 +13,7 @@ order, so a seed reproduces every choice on both backends.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # the generator is passed in; this module itself needs no numpy

@@ -26,6 +26,8 @@ The package, by concern (this file imports nothing: import the module you need)
                    cached in the workers
 ``worker.py``      one run in a worker: spec in, record out
 ``executors.py``   inline, local processes, Dask - one ``concurrent.futures`` loop
+``loop.py``        the one resumable loop over them (progress, worker deaths, interrupts),
+                   shared by campaigns and ``bftune learn-index``
 ``store.py``       the campaign directory: lock, run files, resume, tables, manifest
 ``runner.py``      the coordinator (:func:`~.runner.run_campaign`)
 ``cli.py``         the ``bftune campaign`` parser (light: built for every ``bftune`` command)

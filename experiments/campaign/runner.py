@@ -11,20 +11,19 @@ from __future__ import annotations
 
 import os
 import sys
-import time
 from collections import deque
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator, TextIO
 
-from bftune.experiments.campaign.executors import check_workers, completed, open_backend
+from bftune.experiments.campaign.executors import check_workers
 from bftune.experiments.campaign.kinds import get_kind
 from bftune.experiments.campaign.kinds.kind import SHARED_REPLAYS
+from bftune.experiments.campaign.loop import Work, run_work
 from bftune.experiments.campaign.specs import Campaign, CampaignError, RunSpec
 from bftune.experiments.campaign.store import (DirectoryLock, load_meta, open_out_dir, publish, remove_leftovers,
                                                store_result, stored_run_ids, write_meta)
 from bftune.experiments.campaign.worker import execute_run, lost_run, spec_of
-from bftune.experiments.progress import Progress
 
 
 @dataclass
@@ -67,36 +66,23 @@ def run_campaign(campaign: Campaign, out_dir: str | os.PathLike[str], *, workers
         todo = [s for s in specs if s.run_id not in stored]
         outcome = Outcome(total=len(specs), reused=len(specs) - len(todo), done=0, failures=[], out_dir=out,
                           wall_s=0.0, executor="")
-        t0 = time.monotonic()
-        backend = open_backend(workers if todo else 1, dask if todo else None)
-        outcome.executor = backend.description
-        if progress:
-            scoped = f" ({scope} of {len(campaign.specs)})" if scope else ""
-            stream.write(f"campaign {campaign.name} ({campaign.kind}): {len(specs)} runs{scoped}, {outcome.reused} already "
-                         f"stored, {len(todo)} to run on {backend.description}\n")
-        bar = Progress(len(specs), outcome.reused, stream, enabled=progress)
-        bar.draw(force=True)
-        finished = False
         # A scheduler that takes every run at once (Dask) leaves nothing to share: runs would only wait.
-        shared = _SharedReplays(todo, enabled=share_replays and backend.capacity is not None)
-        try:
-            for item, result in completed(backend.executor, execute_run, shared.items(), backend.capacity):
-                if isinstance(result, BaseException):
-                    result = lost_run(spec_of(item), result)
-                shared.collect(result)
-                _store(out, result, outcome)
-                bar.update(result.get("status") == "ok")
-            finished = True
-        except KeyboardInterrupt:
-            bar.close()
-            stream.write(f"interrupted: {outcome.reused + outcome.done} of {len(specs)} runs are stored in "
-                         f"{out}/runs; run the same command again to resume\n")
-            raise
-        finally:
-            backend.executor.shutdown(wait=finished)  # not finished: stop the workers now
-            backend.close()
-        bar.close()
-        outcome.wall_s = time.monotonic() - t0
+        shared = _SharedReplays(todo, enabled=share_replays and dask is None)
+
+        def header(executor: str) -> str:
+            scoped = f" ({scope} of {len(campaign.specs)})" if scope else ""
+            return (f"campaign {campaign.name} ({campaign.kind}): {len(specs)} runs{scoped}, {outcome.reused} "
+                    f"already stored, {len(todo)} to run on {executor}")
+
+        def store(record: dict) -> bool:
+            shared.collect(record)
+            _store(out, record, outcome)
+            return record.get("status") == "ok"
+
+        ran = run_work(Work(fn=execute_run, items=shared.items(), count=len(todo), total=len(specs), lost=_lost,
+                            store=store, header=header, stored_in=f"{out}/runs"),
+                       workers=workers, dask=dask, progress=progress, stream=stream)
+        outcome.executor, outcome.wall_s = ran.executor, ran.wall_s
         try:
             publish(out, report=report)
         except OSError as exc:
@@ -163,6 +149,11 @@ class _SharedReplays:
         self.left[group] -= 1
         if not self.left[group]:
             self.tables[group].clear()  # every run of the group is done
+
+
+def _lost(item: dict, exc: BaseException) -> dict:
+    """The failure record of a run lost with its worker."""
+    return lost_run(spec_of(item), exc)
 
 
 def _store(out: Path, record: dict, outcome: Outcome) -> None:

@@ -65,7 +65,7 @@ def open_out_dir(out_dir: str | os.PathLike[str]) -> Path:
 
 
 class DirectoryLock:
-    """An exclusive lock on a campaign directory (``flock`` on ``DIR/.campaign.lock``).
+    """An exclusive lock on a campaign directory, or learn-index's (``flock`` on ``DIR/.campaign.lock``).
 
     The lock is non-blocking: a second campaign on a locked directory stops at
     once with the holder named.  The kernel drops it when the holding process
@@ -74,8 +74,9 @@ class DirectoryLock:
     systems depend on the server.)
     """
 
-    def __init__(self, out: Path) -> None:
+    def __init__(self, out: Path, what: str = "campaign") -> None:
         self.path = out / LOCK
+        self.what = what  # what holds such a directory, for the message (``bftune learn-index``: a collection)
         self._fh: TextIO | None = None
 
     def __enter__(self) -> DirectoryLock:
@@ -89,7 +90,7 @@ class DirectoryLock:
             fh.seek(0)
             holder = fh.read().strip() or "another process"
             fh.close()
-            raise CampaignError(f"{self.path.parent}: in use by another campaign ({holder}); wait for it to end "
+            raise CampaignError(f"{self.path.parent}: in use by another {self.what} ({holder}); wait for it to end "
                                 "or choose another --out") from None
         fh.seek(0)
         fh.truncate()

@@ -70,14 +70,9 @@ def source_jobs(source: str, procs: int, synthetic_jobs: int, seed: int) -> tupl
         from bftune.workloads.synthetic import generate
 
         return tuple(generate(synthetic_jobs, procs, seed).jobs)
-    from bftune.workloads.swf import read_swf
+    from bftune.workloads.read import read_workload
 
-    path = Path(source)
-    if path.suffix == ".json":
-        from bftune.workloads.batsim_json import read_batsim_workload
-
-        return tuple(read_batsim_workload(path).jobs)
-    return tuple(read_swf(path).jobs)
+    return tuple(read_workload(source).jobs)
 
 
 def check_settings(s: Settings) -> None:
@@ -227,7 +222,3 @@ class CollectionOutcome:
     @property
     def trials_per_s(self) -> float:
         return self.trials_run / self.wall_s if self.wall_s > 0 else float("nan")
-
-
-def _json(data: dict) -> str:
-    return json.dumps(data, indent=None, separators=(",", ":")) + "\n"

@@ -17,7 +17,7 @@ Semantics (SPEC section 2):
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Callable, Iterable, Iterator
 
 
@@ -186,12 +186,6 @@ class WaitingQueue:
                 self._min_procs = 0
         for index in self._indexes.values():
             index.remove(job)
-
-    def reclassify(self, job: Job, qclass: int) -> None:
-        """Change a waiting job's class (its keys change, so re-index it)."""
-        self.remove(job)
-        job.qclass = qclass
-        self.add(job)
 
     @property
     def min_procs(self) -> int:

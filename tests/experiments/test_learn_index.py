@@ -84,3 +84,18 @@ def test_trace_source_and_bad_input(tmp_path, capsys):
         assert main(args(**options)) == 2, extra
         err = capsys.readouterr().err
         assert message in err and "Traceback" not in err, (extra, err)
+
+
+def test_a_directory_in_use_is_refused_before_any_work(tmp_path, capsys):
+    """Two collections in one directory at once: the second stops at once, naming the holder (the campaigns' lock)."""
+    import os
+
+    from bftune.experiments.campaign.store import DirectoryLock
+
+    out = tmp_path / "li"
+    out.mkdir()
+    with DirectoryLock(out):
+        assert main(args(out=out)) == 2
+    err = capsys.readouterr().err
+    assert f"in use by another collection (pid {os.getpid()} " in err and not (out / "windows").exists()
+    assert main(args(out=out)) == 0  # released: the same command runs

@@ -10,7 +10,7 @@ import sys
 import numpy as np
 import pandas as pd
 import pytest
-from bftune.experiments.metrics import bounded_slowdown, merge_jobs, merged_runs, summarize
+from bftune.experiments.metrics import bounded_slowdown, merge_jobs, merged_runs, period_metrics, summarize
 from bftune.experiments.outjobs import COLUMNS, format_out_jobs
 from bftune.experiments.tables import cumulative_bsld, job_table, per_period, read_out_jobs, runs_frame
 from bftune.schedulers.drivers.local.simulator import Run
@@ -162,6 +162,24 @@ def test_merge_jobs_keeps_numpy_arrays_and_their_dtypes():
         assert jobs["job"].tolist() == ["0000001", "0000003", "0000004"]
         bsld = bounded_slowdown(jobs, 10.0)
         assert isinstance(bsld, np.ndarray) and bsld.tolist() == pytest.approx([95 / 50, 38 / 30, 145 / 100])
+
+
+def test_period_metrics_by_hand_and_as_summarize():
+    runs = [
+        run("0000001", 0, 2, 0, 100),  # wait 0, bsld 1
+        run("0000002", 0, 1, 0, 40, state="COMPLETED_KILLED"),  # killed: left out
+        run("0000002#1", 60, 1, 100, 105, first="0000002", attempt=1, orig=0),  # wait 100 from r_j, bsld 105/10
+        run("0000003", 50, 4, 150, 250),  # wait 100, bsld 200/100 = 2
+        run("0000004", 70, 64, 70, 70, state="REJECTED"),  # never ran: left out
+    ]
+    got = period_metrics(runs, 10.0)
+    assert got == {"jobs": 3, "avg_wait": 200 / 3, "max_wait": 100.0, "avg_bsld": (1 + 10.5 + 2) / 3,
+                   "total_wait": 200.0}
+    s = summarize(runs_frame(runs), m=64, tau=10.0)
+    assert {k: s[k] for k in ("jobs", "avg_wait", "max_wait", "avg_bsld")} == {k: got[k] for k in
+                                                                               ("jobs", "avg_wait", "max_wait", "avg_bsld")}
+    empty = period_metrics([], 10.0)
+    assert empty["jobs"] == 0 and empty["total_wait"] == 0.0 and math.isnan(empty["avg_bsld"])
 
 
 def test_two_runs_of_a_job_not_killed_is_an_error():

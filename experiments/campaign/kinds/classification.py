@@ -315,9 +315,9 @@ def run_row_bsld(df, tau: float) -> dict:
     runs that were not killed; both use each row's own submission time.  Study
     004 does not say which it did: the report sets the three side by side.
     """
-    sub = df["submission_time"].to_numpy(dtype=float)
-    bsld = np.maximum((df["finish_time"].to_numpy(dtype=float) - sub)
-                      / np.maximum(df["execution_time"].to_numpy(dtype=float), tau), 1.0)
+    bsld = bounded_slowdown({"end": df["finish_time"].to_numpy(dtype=float),
+                             "submit": df["submission_time"].to_numpy(dtype=float),
+                             "runtime": df["execution_time"].to_numpy(dtype=float)}, tau)
     done = (df["final_state"] != "COMPLETED_KILLED").to_numpy()
     return {"sum_bsld_rows": float(math.fsum(bsld.tolist())), "sum_bsld_resubmitted": float(math.fsum(bsld[done].tolist()))}
 

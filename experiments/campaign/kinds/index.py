@@ -55,11 +55,11 @@ from functools import lru_cache
 import numpy as np
 
 from bftune.experiments.campaign.kinds.kind import CampaignKind, Expansion, TableSpec, whole_trace_columns
-from bftune.experiments.campaign.kinds.offline import week_metrics
 from bftune.experiments.campaign.limits import MAX_PROCS
 from bftune.experiments.campaign.section import Section
 from bftune.experiments.campaign.specs import RunSpec
 from bftune.experiments.campaign.workloads import base_trace, trace_label, trace_path
+from bftune.experiments.metrics import period_metrics
 from bftune.experiments.report import index as report
 from bftune.schedulers.config import SchedulerConfig
 from bftune.schedulers.drivers.local.simulator import simulate
@@ -184,7 +184,7 @@ def run(spec: RunSpec) -> dict:
     rows = []
     for k, jobs in enumerate(windows):
         runs = simulate(list(jobs), m, config.build(m)).runs if jobs else []
-        rows.append({"window": k, **week_metrics(runs, spec.tau)})
+        rows.append({"window": k, **period_metrics(runs, spec.tau)})
     vals = np.array([r["avg_bsld"] for r in rows if r["jobs"]], dtype=float)
     q1, med, q3 = np.percentile(vals, [25, 50, 75]) if len(vals) else (np.nan,) * 3
     summary = {"algorithm": config.describe(), "windows": int(len(vals)), "jobs": int(sum(r["jobs"] for r in rows)),

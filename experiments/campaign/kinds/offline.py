@@ -30,19 +30,18 @@ Tables: ``weeks.csv`` (one row per run and week).
 from __future__ import annotations
 
 import math
-from typing import Sequence
 
 from bftune.experiments.campaign.kinds.kind import CampaignKind, Expansion, TableSpec, resampled_columns
 from bftune.experiments.campaign.limits import MAX_WEEKS, WEEKS_WHY
 from bftune.experiments.campaign.section import Section
 from bftune.experiments.campaign.specs import RunSpec, derive_seed
 from bftune.experiments.campaign.workloads import weekly_jobs
+from bftune.experiments.metrics import period_metrics
 from bftune.experiments.report import offline as report
 from bftune.schedulers.config import SchedulerConfig
 from bftune.schedulers.drivers.local.simulator import simulate
 from bftune.schedulers.options import OPTIONS
 
-KILLED = "COMPLETED_KILLED"
 POLICIES = ("FCFS", "LCFS", "SPF", "LPF", "SQF", "LQF", "LEXP")
 THRESHOLDS = ("none", "10h", "20h", "40h", "80h")
 SPLITS = ("train", "test")
@@ -86,29 +85,6 @@ def expand(t: Section, workload: dict, seed: int, tau: float) -> Expansion:
     return Expansion(settings, specs, {k: v for k, v in workload.items() if k != "trace_path"})
 
 
-def week_metrics(runs: Sequence, tau: float) -> dict:
-    """AvgWait, MaxWait, AVGbsld, total wait of one simulation's jobs (SPEC section 3).
-
-    The same definitions as :func:`bftune.experiments.metrics.summarize`
-    (wait from r_j to the final run's start, bsld with the final run's
-    execution time), computed straight from the runs: the offline campaign
-    evaluates hundreds of thousands of small weeks.
-    """
-    waits, bslds = [], []
-    for run in runs:
-        if run.state == KILLED:
-            continue
-        r = run.original_submit
-        waits.append(run.start - r)
-        bslds.append(max((run.end - r) / max(run.end - run.start, tau), 1.0))
-    n = len(waits)
-    if n == 0:
-        return {"jobs": 0, "avg_wait": math.nan, "max_wait": math.nan, "avg_bsld": math.nan, "total_wait": 0.0}
-    total = math.fsum(waits)
-    return {"jobs": n, "avg_wait": total / n, "max_wait": max(waits), "avg_bsld": math.fsum(bslds) / n,
-            "total_wait": total}
-
-
 def run(spec: RunSpec) -> dict:
     """Every week of the half, each simulated alone from an empty machine."""
     config = SchedulerConfig.from_options(spec.options)
@@ -117,9 +93,9 @@ def run(spec: RunSpec) -> dict:
     for w, jobs in enumerate(weeks):
         if jobs:
             result = simulate(jobs, m, config.build(m))
-            rows.append({"week": w, **week_metrics(result.runs, spec.tau)})
+            rows.append({"week": w, **period_metrics(result.runs, spec.tau)})
         else:
-            rows.append({"week": w, **week_metrics([], spec.tau)})
+            rows.append({"week": w, **period_metrics([], spec.tau)})
     filled = [r for r in rows if r["jobs"]]
     summary = {
         "algorithm": config.describe(),

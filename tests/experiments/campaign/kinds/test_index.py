@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 from bftune.experiments.campaign.config import campaign_from_dict
 from bftune.experiments.campaign.kinds import index as kind
-from bftune.experiments.campaign.kinds.offline import week_metrics
+from bftune.experiments.metrics import period_metrics
 from bftune.experiments.campaign.paths import CONFIG_DIR
 from bftune.experiments.campaign.specs import CampaignError
 from bftune.experiments.report import index as report
@@ -71,7 +71,7 @@ def test_a_run_equals_a_direct_simulation_of_each_window():
     rec = kind.run(spec)
     m, windows = kind.source_windows(spec.trace, spec.trace_path, False, False, spec.split)
     for row, jobs in zip(rec["windows"], windows):
-        direct = week_metrics(simulate(list(jobs), m, SchedulerConfig.from_options({"policy": "Lin"}).build(m)).runs,
+        direct = period_metrics(simulate(list(jobs), m, SchedulerConfig.from_options({"policy": "Lin"}).build(m)).runs,
                               10.0)
         assert row["avg_bsld"] == direct["avg_bsld"] and row["jobs"] == len(jobs)
     assert rec["summary"]["windows"] == len(windows)

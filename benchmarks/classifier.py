@@ -9,9 +9,9 @@ submissions (a job ending at t is in the features of a job submitted at t in
 live mode).  Prints per-week retraining seconds (max, mean, total), the cost
 of ``classify`` per job, and the overall metrics.
 
-    uv run python -m bftune.experiments.bench_classifier                       # CEA-Curie
-    uv run python -m bftune.experiments.bench_classifier --trace KTH --features live
-    uv run python -m bftune.experiments.bench_classifier --max-depth 0 --max-samples 0   # sklearn defaults
+    uv run python benchmarks/classifier.py                       # CEA-Curie
+    uv run python benchmarks/classifier.py --trace KTH --features live
+    uv run python benchmarks/classifier.py --max-depth 0 --max-samples 0   # sklearn defaults
 """
 
 from __future__ import annotations
@@ -20,14 +20,12 @@ import argparse
 import heapq
 import sys
 import time
-from pathlib import Path
+from common import add_data_argument, data_dir, find_trace
 
 from bftune.experiments.results import write_json
 from bftune.learning.classifier import RuntimeClassifier
 from bftune.workloads.swf import read_swf
 
-SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "workloads"
-DEFAULT_TRACE = SHARED / "CEA-Curie-2011-2.1-cln.swf.gz"
 
 
 def replay(trace, **options) -> tuple[dict, dict]:
@@ -69,8 +67,9 @@ def replay(trace, **options) -> tuple[dict, dict]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--trace", default=str(DEFAULT_TRACE),
-                        help="SWF path, or a prefix of a file name in shared/workloads (e.g. KTH)")
+    parser.add_argument("--trace", default="CEA-Curie",
+                        help="SWF path, or a prefix of a trace's file name in the data directory (e.g. KTH)")
+    add_data_argument(parser)
     parser.add_argument("--features", choices=("weekly", "live"), default="weekly")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--n-estimators", type=int, default=None)
@@ -79,13 +78,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--min-samples-leaf", type=int, default=None)
     parser.add_argument("--json", help="write the full report here")
     args = parser.parse_args(argv)
-    path = Path(args.trace)
-    if not path.exists():
-        matches = sorted(SHARED.glob(f"{args.trace}*"))
-        if not matches:
-            print(f"no trace {args.trace!r}", file=sys.stderr)
-            return 2
-        path = matches[0]
+    path = find_trace(args.trace, data_dir(args.data))
     t0 = time.perf_counter()
     trace = read_swf(path, walltime_fallback="runtime" if "lublin" in path.name else None)
     read_s = time.perf_counter() - t0

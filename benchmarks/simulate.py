@@ -1,6 +1,7 @@
 """Speed and memory of ``bftune simulate`` as users run it (not a test: it prints figures).
 
-For every archive trace of ../shared/workloads (or the traces given) and every
+For every archive trace of the data directory (``--data``, ``$BFTUNE_DATA``, else
+../shared/workloads; or the traces given) and every
 configuration of :data:`CONFIGS`, each run is a fresh ``bftune simulate
 --trace T ... --out DIR`` process: interpreter start, imports, reading and
 cleaning the gzipped SWF, simulating, computing the summary, writing
@@ -23,10 +24,10 @@ out_jobs.csv and summary.json, exiting.  It reports
   is ``bandit-onpolicy --clairvoyant --period=604800 --threshold=144000`` over
   the same 12 policies.  It has no classifier.
 
-    uv run python -m bftune.experiments.bench                     # everything
-    uv run python -m bftune.experiments.bench --quick             # KTH-SP2, EASY-FCFS and EASY(SAF, 40 h)
-    uv run python -m bftune.experiments.bench --configs fcfs,saf40 --repeat 5 CTC-SP2 CEA-Curie
-    uv run python -m bftune.experiments.bench --cores compiled,interpreted --configs fcfs KTH CTC
+    uv run python benchmarks/simulate.py                     # everything
+    uv run python benchmarks/simulate.py --quick             # KTH-SP2, EASY-FCFS and EASY(SAF, 40 h)
+    uv run python benchmarks/simulate.py --configs fcfs,saf40 --repeat 5 CTC-SP2 CEA-Curie
+    uv run python benchmarks/simulate.py --cores compiled,interpreted --configs fcfs KTH CTC
 
 Which core runs is printed (``bftune accelerate`` builds the compiled one;
 without a build matching the sources, "compiled" runs interpreted and the
@@ -59,7 +60,7 @@ import tempfile
 import time
 from pathlib import Path
 
-SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "workloads"
+from common import add_data_argument, archive_traces, data_dir, user_env
 
 #: name -> (label, options of `bftune simulate`, arguments of the OCaml reference or None)
 OCAML_12 = "wait,mwait,lpf,spf,lqf,sqf,mexpfact,expfact,lrf,srf,saf,laf"  # FCFS..SAF of SPEC 4, its spelling
@@ -172,8 +173,9 @@ def core_label(env: dict[str, str]) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("traces", nargs="*", help="SWF traces, or name prefixes of ../shared/workloads traces "
+    ap.add_argument("traces", nargs="*", help="SWF traces, or name prefixes of the data directory's traces "
                                               "(default: every archive trace there)")
+    add_data_argument(ap)
     ap.add_argument("--configs", default=",".join(CONFIGS), help=f"comma-separated, of {', '.join(CONFIGS)}")
     ap.add_argument("--repeat", type=int, default=3, help="runs of each (median; default 3)")
     ap.add_argument("--quick", action="store_true", help="KTH-SP2, fcfs and saf40, one run each")
@@ -196,7 +198,8 @@ def main(argv: list[str] | None = None) -> int:
     cores = args.cores.split(",")
     if not cores or any(c not in CORES for c in cores):
         ap.error(f"--cores takes {' and/or '.join(CORES)}, comma-separated")
-    archive = sorted((p for p in SHARED.glob("*.swf.gz") if "lublin" not in p.name), key=lambda p: p.stat().st_size)
+    shared = data_dir(args.data)
+    archive = archive_traces(shared)
     if args.quick:
         archive, configs, args.repeat = [p for p in archive if p.name.startswith("KTH")], ["fcfs", "saf40"], 1
     traces = []
@@ -205,16 +208,16 @@ def main(argv: list[str] | None = None) -> int:
         if not path.exists():
             matches = [p for p in archive if p.name.startswith(t)]
             if len(matches) != 1:
-                ap.error(f"{t}: no such file, and not the start of exactly one trace name in {SHARED}")
+                ap.error(f"{t}: no such file, and not the start of exactly one trace name in {shared}")
             path = matches[0]
         traces.append(path)
     if not traces:
-        print(f"no traces found (looked in {SHARED})", file=sys.stderr)
+        print(f"no traces found (looked in {shared})", file=sys.stderr)
         return 1
     reference = None if args.no_reference else shutil.which("ocs-obps")
     bftune = bftune_command()
     cache = {} if args.parse_cache == "warm" else {"BFTUNE_TRACE_CACHE": "off"}
-    envs = {core: {**os.environ, "BFTUNE_CORE": CORES[core], **cache} for core in cores}
+    envs = {core: user_env(BFTUNE_CORE=CORES[core], **cache) for core in cores}
     actual = {core: core_label(env) for core, env in envs.items()}
     if actual.get("compiled") == "interpreted":
         print("# no compiled build matches these sources (bftune accelerate): 'compiled' runs interpreted")
@@ -232,7 +235,7 @@ def main(argv: list[str] | None = None) -> int:
         work = Path(tmp)
         for trace_path in traces:
             swf = work / "clean.swf"  # the reference's input: the same cleaned jobs, a bare "; MaxProcs: N" header
-            n = int(subprocess.run([sys.executable, "-m", "bftune.experiments.bench", "--write-clean", str(trace_path),
+            n = int(subprocess.run([sys.executable, str(Path(__file__).resolve()), "--write-clean", str(trace_path),
                                     str(swf)], check=True, capture_output=True, text=True).stdout)
             name = trace_path.name.replace(".swf.gz", "").replace(".swf", "")
             if args.parse_cache == "warm":  # the parse (and the file) cached, bytecode written: as on a 2nd run

@@ -6,8 +6,8 @@ paper-scale collection (440 windows x 256,000 trials) would take at that rate
 on one and on two cores.  ``--array cupy`` (or torch) runs the same kernel on
 a GPU and checks that every trial's AVGbsld equals numpy's.
 
-    uv run python -m bftune.experiments.bench_index                 # numpy, 4 windows x 64,000 trials
-    uv run python -m bftune.experiments.bench_index --array cupy    # the optional accelerated path
+    uv run python benchmarks/trials.py                 # numpy, 4 windows x 64,000 trials
+    uv run python benchmarks/trials.py --array cupy    # the optional accelerated path
 """
 
 from __future__ import annotations

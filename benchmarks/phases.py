@@ -6,14 +6,14 @@ parse cache warm after the first repetition, as after a user's first run),
 the simulation, the runs' columns, the summary, writing out_jobs.csv.  It
 also reports the process's peak memory after each phase and the time the
 cyclic garbage collector spent (``gc.callbacks``).  Medians over
-``--repeat`` are printed; ``bench.py`` times the whole command against the
+``--repeat`` are printed; ``simulate.py`` times the whole command against the
 OCaml reference, this script says what is left inside it.
 
-    uv run python -m bftune.experiments.bench_phases ../shared/workloads/CTC-SP2-1996-3.1-cln.swf.gz
-    uv run python -m bftune.experiments.bench_phases TRACE --policy SAF --threshold 40h --repeat 7
+    uv run python benchmarks/phases.py CTC                 # a trace of the data directory by name, or a path
+    uv run python benchmarks/phases.py TRACE --policy SAF --threshold 40h --repeat 7
 
-Run it with ``PYTHONDONTWRITEBYTECODE`` unset (imports are then read from
-their cached bytecode, as users run them).
+The children run with ``PYTHONDONTWRITEBYTECODE`` unset (imports are read
+from their cached bytecode, as users run them).
 """
 
 from __future__ import annotations
@@ -25,6 +25,8 @@ import statistics
 import subprocess
 import sys
 import tempfile
+
+from common import add_data_argument, data_dir, find_trace, user_env
 
 #: The child: the calls of ``cmd_simulate`` and ``run_local``, timed one by one.
 CHILD = r"""
@@ -43,7 +45,7 @@ def done(name):
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     out["phases"].append([name, now - t[0], peak])
     t[0] = now
-from bftune.heap import fix_mmap_threshold
+from bftune.experiments.heap import fix_mmap_threshold
 fix_mmap_threshold()
 import bftune.experiments.cli
 from bftune.experiments.local_run import workload_info
@@ -77,7 +79,7 @@ print("PHASES " + json.dumps(out))
 
 def run_once(trace: str, options: dict, out_dir: str) -> dict:
     proc = subprocess.run([sys.executable, "-c", CHILD, trace, out_dir, json.dumps(options)], capture_output=True,
-                          text=True, timeout=600)
+                          text=True, timeout=600, env=user_env())
     lines = [line for line in proc.stdout.splitlines() if line.startswith("PHASES ")]
     if proc.returncode != 0 or not lines:
         raise RuntimeError(f"the timed child failed: {proc.stderr[-2000:]}")
@@ -86,7 +88,9 @@ def run_once(trace: str, options: dict, out_dir: str) -> dict:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("trace")
+    ap.add_argument("trace", nargs="?", default="CTC",
+                    help="an SWF file, or a name prefix of a trace of the data directory (default CTC)")
+    add_data_argument(ap)
     ap.add_argument("--policy", default="FCFS")
     ap.add_argument("--threshold", default=None)
     ap.add_argument("--repeat", type=int, default=5)
@@ -94,12 +98,13 @@ def main(argv: list[str] | None = None) -> int:
     options = {"policy": args.policy}
     if args.threshold is not None:
         options["threshold"] = args.threshold
+    trace = str(find_trace(args.trace, data_dir(args.data)))
     with tempfile.TemporaryDirectory(prefix="bftune-phases-") as tmp:
-        run_once(args.trace, options, tmp)  # unmeasured: fills the parse cache
-        runs = [run_once(args.trace, options, tmp) for _ in range(max(1, args.repeat))]
+        run_once(trace, options, tmp)  # unmeasured: fills the parse cache
+        runs = [run_once(trace, options, tmp) for _ in range(max(1, args.repeat))]
     names = [name for name, _, _ in runs[0]["phases"]]
     core = os.environ.get("BFTUNE_CORE", "auto")
-    print(f"# {args.trace}, {options}, core {core}, median of {len(runs)} fresh processes; "
+    print(f"# {trace}, {options}, core {core}, median of {len(runs)} fresh processes; "
           f"numpy imported: {runs[0]['numpy']}")
     print("| phase | seconds | peak memory after (MiB) |\n|---|---|---|")
     for i, name in enumerate(names):

@@ -6,9 +6,12 @@ it from scratch in a fresh directory on the local cores (2 workers by
 default) and prints the wall time, then where the compute time went per
 strategy family (from the per-run timings stored in ``runs/*.json``).
 
-    uv run python -m bftune.experiments.bench_campaign               # 10 resamples, 2 workers
-    uv run python -m bftune.experiments.bench_campaign --resamples 2 --out /tmp/bench
-    uv run python -m bftune.experiments.bench_campaign --resamples 2 --no-sharing   # every replay computed
+    uv run python benchmarks/campaign.py               # 10 resamples, 2 workers
+    uv run python benchmarks/campaign.py --resamples 2 --out /tmp/bench
+    uv run python benchmarks/campaign.py --resamples 2 --no-sharing   # every replay computed
+
+The config's trace file is taken from the data directory (``--data``,
+``$BFTUNE_DATA``, else ../shared/workloads) by its file name.
 
 ``--no-sharing`` hands no run the period replays of its group (full and
 noisy feedback on one resampled trace replay mostly the same periods): the
@@ -28,10 +31,21 @@ import tomllib
 from collections import defaultdict
 from pathlib import Path
 
+from common import add_data_argument, data_dir
+
 from bftune.experiments.campaign.config import campaign_from_dict
 from bftune.experiments.campaign.limits import default_workers
 from bftune.experiments.campaign.paths import CONFIG_DIR
 from bftune.experiments.campaign.runner import run_campaign
+
+
+def use_data_dir(workload: dict, directory: Path) -> None:
+    """The config's trace file taken from ``directory``: ``archive:NAME`` through ``BFTUNE_DATA``, a path by its name."""
+    trace = workload.get("trace", "")
+    if trace.startswith("archive:"):
+        os.environ["BFTUNE_DATA"] = str(directory)
+    elif trace and not trace.startswith("synthetic:"):
+        workload["trace"] = str(directory / Path(trace).name)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -41,12 +55,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--workers", type=int, default=default_workers())
     ap.add_argument("--out", help="campaign directory (default: a temporary one, removed afterwards)")
     ap.add_argument("--no-sharing", action="store_true", help="compute every period replay in every run")
+    add_data_argument(ap)
     args = ap.parse_args(argv)
 
     path = Path(args.config)
     text = path.read_text()
     data = tomllib.loads(text)
     data.setdefault("online", {})["resamples"] = args.resamples
+    use_data_dir(data.setdefault("workload", {}), data_dir(args.data))
     campaign = campaign_from_dict(data, str(path), text)
     out = Path(args.out) if args.out else Path(tempfile.mkdtemp(prefix="bftune-bench-campaign-"))
     if args.out and (out / "runs").exists() and any((out / "runs").iterdir()):

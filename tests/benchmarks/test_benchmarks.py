@@ -1,0 +1,113 @@
+"""The benchmark scripts keep working (their figures are printed, never asserted: see README, Performance).
+
+They live in ``benchmarks/``, outside the package; the tests load them by path, as ``run.py`` runs them.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import subprocess
+import sys
+from types import ModuleType
+
+import pytest
+from bftune.experiments.cli import build_parser, config_from_args
+from locations import REPO
+
+BENCHMARKS = REPO / "benchmarks"
+
+
+def load(name: str) -> ModuleType:
+    """``benchmarks/<name>.py`` as a module, its folder on the path for its own imports (``common``)."""
+    if str(BENCHMARKS) not in sys.path:
+        sys.path.insert(0, str(BENCHMARKS))
+    spec = importlib.util.spec_from_file_location(f"benchmark_{name}", BENCHMARKS / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up there
+    spec.loader.exec_module(module)
+    return module
+
+
+bench = load("simulate")
+
+
+@pytest.mark.parametrize("key", list(bench.CONFIGS))
+def test_every_benchmarked_configuration_is_a_valid_simulate_command(key):
+    _, options, reference = bench.CONFIGS[key]
+    args = build_parser().parse_args(["simulate", "--trace", "t.swf", *options, "--out", "o"])
+    config_from_args(args)  # raises on an option the table refuses
+    if reference is not None:
+        assert "{swf}" in reference  # the reference reads the cleaned copy
+
+
+def test_measure_reports_a_childs_time_and_memory(tmp_path):
+    m = bench.measure([sys.executable, "-c", "x = b\"x\" * (40 << 20)"])
+    assert m.wall > 0 and m.cpu >= 0 and m.peak_mib >= 40 and m.sim is None
+    with pytest.raises(RuntimeError, match="failed"):
+        bench.measure([sys.executable, "-c", "raise SystemExit(3)"])
+
+
+def test_the_phase_benchmark_times_every_phase_of_simulate(tmp_path, capsys):
+    from bftune.workloads.swf_write import write_swf
+    from bftune.workloads.synthetic import generate
+
+    write_swf(generate(400, 32, 2), tmp_path / "t.swf")
+    assert load("phases").main([str(tmp_path / "t.swf"), "--repeat", "1"]) == 0
+    printed = capsys.readouterr().out
+    for phase in ("imports", "read", "simulate", "columns", "summary", "out_jobs.csv", "garbage collection"):
+        assert f"| {phase}" in printed or f"| of which {phase}" in printed, phase
+    assert "numpy imported: False" in printed  # a small trace is parsed line by line, with no numpy
+
+
+def test_the_simulate_benchmark_times_bftune_on_a_trace_of_the_data_directory(tmp_path):
+    """The whole script in a fresh process, its trace found by name in ``--data``, one configuration."""
+    from bftune.workloads.swf_write import write_swf
+    from bftune.workloads.synthetic import generate
+
+    write_swf(generate(300, 32, 5), tmp_path / "TOY-1-cln.swf.gz")
+    done = subprocess.run([sys.executable, str(BENCHMARKS / "simulate.py"), "--data", str(tmp_path), "--configs",
+                           "fcfs", "--repeat", "1", "--no-reference", "TOY"], capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 0, done.stderr
+    row = next(line for line in done.stdout.splitlines() if line.startswith("| TOY-1-cln (300) |"))
+    assert "| EASY-FCFS |" in row and " MiB |" in row
+
+
+def test_run_lists_every_benchmark_and_runs_one_in_a_fresh_process():
+    scripts = {p.stem for p in BENCHMARKS.glob("*.py")} - {"run", "common"}
+    assert set(load("run").BENCHMARKS) == scripts  # every script is listed, every listed one exists
+    listed = subprocess.run([sys.executable, str(BENCHMARKS / "run.py")], capture_output=True, text=True, timeout=60)
+    assert listed.returncode == 0 and all(f"  {name}" in listed.stdout for name in scripts)
+    done = subprocess.run([sys.executable, str(BENCHMARKS / "run.py"), "trials", "--", "--windows", "1",
+                           "--trials", "256"], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert "1 windows x 256 trials" in done.stdout and "trials/s in one process" in done.stdout
+    bad = subprocess.run([sys.executable, str(BENCHMARKS / "run.py"), "nosuch"], capture_output=True, text=True,
+                         timeout=60)
+    assert bad.returncode == 2 and "unknown benchmark(s) nosuch" in bad.stderr
+
+
+def test_the_data_directory_is_data_then_bftune_data_then_shared(tmp_path, monkeypatch):
+    common = load("common")
+    monkeypatch.delenv("BFTUNE_DATA", raising=False)
+    assert common.data_dir() == REPO.resolve().parent / "shared" / "workloads"
+    monkeypatch.setenv("BFTUNE_DATA", str(tmp_path / "env"))
+    assert common.data_dir() == tmp_path / "env"
+    assert common.data_dir(tmp_path / "given") == tmp_path / "given"
+    (tmp_path / "KTH-SP2-cln.swf.gz").write_bytes(b"")
+    (tmp_path / "KTH-old-cln.swf.gz").write_bytes(b"")
+    assert common.find_trace("KTH-S", tmp_path) == tmp_path / "KTH-SP2-cln.swf.gz"
+    with pytest.raises(SystemExit, match="2 trace names in .* start with it"):
+        common.find_trace("KTH", tmp_path)
+    with pytest.raises(SystemExit, match="CTC: no such file, and no trace names"):
+        common.find_trace("CTC", tmp_path)
+    assert "PYTHONDONTWRITEBYTECODE" not in common.user_env(X="1")
+
+
+def test_the_benchmarks_are_not_in_the_installed_package():
+    from bftune.experiments.cli import build_parser as _  # noqa: F401 - the package imports without them
+
+    text = (REPO / "pyproject.toml").read_text()
+    assert "bftune.benchmarks" not in text and not (BENCHMARKS / "__init__.py").exists()
+    assert not list((REPO / "experiments").glob("bench*.py"))
