@@ -1,4 +1,4 @@
-"""Study 001's policy names against the study's own simulator (bftune.experiments.reproduce.naming)."""
+"""Study 001's policy names against the study's own simulator (bftune.experiments.studies.s001.naming)."""
 
 from __future__ import annotations
 
