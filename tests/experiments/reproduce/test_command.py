@@ -95,16 +95,7 @@ def test_a_toy_study_folder_and_one_registry_line_reproduce(tmp_path, monkeypatc
 
 # --- the command on a tiny study -----------------------------------------------------------------------------
 
-TINY = """[campaign]
-kind = "classification"
-name = "tiny"
-seed = 3
-
-[classification]
-traces = ["synthetic:600:16:2"]
-policies = ["FCFS"]
-variants = ["base", "class-clairvoyant"]
-"""
+TINY = (TOY / "campaign.toml").read_text()  # the toy study's campaign: 2 runs, seconds
 
 
 def _tiny_report(out: Path, scale: str, archive: archive.Archive) -> str:
