@@ -53,8 +53,8 @@ default and is the rule set above.
   twice their runtime), and the runtime becomes the converter's delay
   profile floor(runtime) + 1.  A raised walltime is far closer to the
   runtime than users' requests are, which helps every walltime-based
-  policy and any runtime predictor: see ``experiments/REPRODUCTION.md``
-  (study 004), whose published dividers match this job set and not SPEC's.
+  policy and any runtime predictor: see ``experiments/studies/s004/REPRODUCTION.md``
+  (a study whose published dividers match this job set and not SPEC's).
 - ``"ran"``: every job that ran, as recorded (the PV-EASY study's job sets):
   a record counts when its allocated processors (field 5) are known
   (``> 0``); records of jobs that never started (allocated -1, e.g. jobs
