@@ -49,10 +49,11 @@ class Study:
     ``plan(scale)`` lists the campaigns; ``extra(scale, out, execution)`` runs resumable
     measurements outside campaigns (may be None); ``report(out, scale, archive)``
     returns the markdown report from what is stored under ``out`` (missing
-    results are said, never invented).  ``traces(scale)`` names the archive
-    traces the extra steps and the report read (catalogue names), which the
-    command makes present before anything runs, as it does the traces of the
-    plan's configs.  ``durations`` says how long each scale takes on the
+    results are said, never invented; a trace it reads, it asks ``archive``
+    for with ``require``).  ``traces(scale)`` names the archive traces the
+    extra steps and the report read (catalogue names), which the command
+    makes present before anything runs, as it does the traces of the plan's
+    configs.  ``durations`` says how long each scale takes on the
     project machine (2 cores), for the help and the report.
     """
 

@@ -50,7 +50,7 @@ def size_classes(file: str) -> dict[str, tuple[float, float, float, float]]:
 def section(archive: Archive) -> str:
     rows = []
     for name in TRACES:
-        file = str(archive.path(name))
+        file = str(archive.require(name))
         n_spec, med_spec, _ = job_set(file, "spec")
         n_conv, med_conv, dropped = job_set(file, "batsim-converter")
         divider = pub.TABLE2[name][0]
@@ -71,7 +71,7 @@ def size_classes_table(archive: Archive) -> str:
     """Tables 2 and 3's shares of small non-premature and premature jobs, ours beside theirs."""
     rows, job_gaps, large_gaps, large_ours, inverted = [], [], [], [], 0
     for name in TRACES:
-        readings = size_classes(str(archive.path(name)))
+        readings = size_classes(str(archive.require(name)))
         user, converter = readings["user"], readings["converter"]
         np_jobs, pre_jobs = pub.TABLE2[name][1:]
         large, np_area, pre_area = pub.TABLE3[name]
