@@ -5,7 +5,8 @@ pytest puts on ``sys.path`` (``pythonpath`` in pyproject.toml), so test modules
 import them by name: ``import reference_easy`` (the slow, literal reference
 EASY of SPEC section 2), ``import easy_support`` (run our simulator, a private
 SWF reader, ...), ``import fake_batsim`` (a stand-in Batsim) and
-``from locations import SHARED`` (where ../shared and its parts are).
+``from locations import SHARED`` (where ../shared and its parts are).  The
+archive traces' data directory (``BFTUNE_DATA``) is ../shared/workloads.
 """
 
 from __future__ import annotations
@@ -22,6 +23,13 @@ os.environ["BFTUNE_CORE"] = "interpreted"
 # Nor do they read or fill the user's cache (parsed traces, builds): one of their own, removed at exit.
 os.environ["BFTUNE_CACHE_DIR"] = tempfile.mkdtemp(prefix="bftune-test-cache-")
 atexit.register(shutil.rmtree, os.environ["BFTUNE_CACHE_DIR"], True)
+
+from locations import SHARED_WORKLOADS  # noqa: E402 - after the environment above
+
+# Archive traces (`archive:NAME` in configs, `bftune reproduce`) come from ../shared/workloads, never from the
+# user's data directory or the network; without it, the tests that need traces skip.
+if SHARED_WORKLOADS.is_dir():
+    os.environ["BFTUNE_DATA"] = str(SHARED_WORKLOADS)
 
 import easy_support
 import pytest

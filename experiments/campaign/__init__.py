@@ -47,7 +47,7 @@ Config format (TOML)
     tau = 10                   # bounded-slowdown constant (seconds, or "10s"); default: the kind's
 
     [workload]                 # kinds on one trace (offline, online)
-    trace = "../shared/workloads/KTH-SP2-1996-2.1-cln.swf.gz"   # or "synthetic:N:M[:SEED]"
+    trace = "archive:KTH-SP2"  # a catalogue trace in the data directory; a file; or "synthetic:N:M[:SEED]"
     procs = 100                    # optional machine size (default: the trace header)
     walltime_from_runtime = false  # for traces without requested times (lublin_256)
     lenient = false                # skip (and count) malformed SWF lines
@@ -55,11 +55,14 @@ Config format (TOML)
 
     [online]                   # the section named after the kind; its keys: see kinds/<kind>.py
 
-**Relative trace paths are resolved against the repository root** (the
-directory holding ``pyproject.toml``, i.e. the ``bftune`` package root), not
-against the config file: the shipped configs say
-``"../shared/workloads/KTH-SP2-1996-2.1-cln.swf.gz"`` and work wherever the
-checkout is.  Use absolute paths for traces elsewhere.  On a Dask cluster
+**Archive traces are named** ``archive:NAME`` (``archive:KTH-SP2``, a trace of
+:mod:`bftune.workloads.catalogue`) and found in the data directory (``--data``,
+``BFTUNE_DATA``, or the user's: :mod:`bftune.workloads.archive`), where a
+missing one is downloaded or named in one line before any run; the shipped
+configs name their traces so and work wherever the traces are.  **Relative
+trace paths are resolved against the repository root** (the directory
+holding ``pyproject.toml``, i.e. the ``bftune`` package root), not against
+the config file.  Use absolute paths for traces elsewhere.  On a Dask cluster
 the path must be readable by the workers (shared file system).  Unknown
 sections or keys, wrong types, bad policy names and sizes beyond
 ``limits.py`` are errors naming the file, the section and the key.

@@ -21,13 +21,15 @@ def cmd_campaign(args: argparse.Namespace) -> int:
 
 
 def add_campaign_parser(subparsers) -> argparse.ArgumentParser:
-    """Register ``campaign CONFIG --out DIR [--dask ADDR] [--workers N] [--shard PARTS/N] [--report-only]``."""
+    """Register ``campaign CONFIG --out DIR [--dask ADDR] [--workers N] [--shard PARTS/N] [--data DIR]
+    [--report-only]``."""
     p = subparsers.add_parser(
         "campaign", help="run a campaign of simulations from a TOML config (offline tuning, online selection, "
                          "classification...: the kinds of experiments/CAMPAIGNS.md)",
         description="Run every simulation of a campaign config, in parallel, storing each run as it finishes; "
                     "an interrupted campaign resumes where it stopped. Shipped configs: "
-                    f"{CONFIG_DIR}. Relative trace paths in configs are relative to the repository root. "
+                    f"{CONFIG_DIR}. Relative trace paths in configs are relative to the repository root; "
+                    "archive:NAME names a trace of the catalogue, found in the --data directory. "
                     "Exit status: 0 done, 1 some runs failed, 2 bad config, directory or option (or the directory "
                     "is locked by another campaign), 130 interrupted (SIGINT), 143 terminated (SIGTERM).")
     p.add_argument("config", nargs="?", help="campaign TOML file (with --report-only: the campaign directory)")
@@ -36,12 +38,21 @@ def add_campaign_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--workers", type=int, metavar="N",
                    help=f"local worker processes (default {default_workers()}; 1 = inline in this process)")
     add_shard_argument(p)
+    add_data_argument(p)
     p.add_argument("--report-only", action="store_true",
                    help="only rebuild report.md and plots from the tables (and the tables from the runs if "
                         "their last rebuild was cut short)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     p.set_defaults(func=cmd_campaign)
     return p
+
+
+def add_data_argument(p: argparse.ArgumentParser) -> None:
+    """``--data``, the same for ``bftune campaign`` and ``bftune reproduce`` (``bftune.workloads.archive``)."""
+    p.add_argument("--data", metavar="DIR",
+                   help="directory of the archive traces that configs name as archive:NAME (default: $BFTUNE_DATA, "
+                        "else $XDG_DATA_HOME/bftune/traces or ~/.local/share/bftune/traces); a missing trace is "
+                        "downloaded (checksum-verified) when the network allows")
 
 
 def add_shard_argument(p: argparse.ArgumentParser) -> None:

@@ -22,8 +22,20 @@ from bftune.experiments.campaign.runner import format_failures, run_campaign
 from bftune.experiments.campaign.shards import Shard
 from bftune.experiments.campaign.specs import CampaignError
 from bftune.experiments.campaign.store import DirectoryLock, load_meta, publish
+from bftune.workloads.archive import Archive, data_dir
+from bftune.workloads.errors import WorkloadError
 
 EXIT_SIGTERM = 128 + signal.SIGTERM
+
+
+def data_option(value: str | None) -> Archive | None:
+    """The archive of ``--data DIR`` (None when not given: the setting is looked up when a trace needs it)."""
+    if value is None:
+        return None
+    try:
+        return data_dir(value)
+    except WorkloadError as exc:
+        raise CampaignError(str(exc)) from None
 
 
 class Terminated(KeyboardInterrupt):
@@ -75,7 +87,7 @@ def main(args: argparse.Namespace) -> int:
             if args.out is None:
                 raise CampaignError("give the output directory: --out DIR")
             shard = Shard.parse(args.shard) if args.shard is not None else None
-            campaign = load_config(args.config)
+            campaign = load_config(args.config, data_option(args.data))
             outcome = run_campaign(campaign, args.out, workers=args.workers, dask=args.dask,
                                    progress=not args.no_progress,
                                    specs=shard.select(campaign.specs) if shard else None,

@@ -16,13 +16,15 @@ from bftune.experiments.campaign.kinds import KINDS, get_kind
 from bftune.experiments.campaign.limits import MAX_RUNS, MAX_SEED
 from bftune.experiments.campaign.section import Section
 from bftune.experiments.campaign.specs import Campaign, CampaignError
-from bftune.experiments.campaign.workloads import cleaning_key, workload_section
+from bftune.experiments.campaign.workloads import cleaning_key, resolve_archive, workload_section
+from bftune.workloads.archive import Archive
 
 WORKLOAD_KEYS = ("trace", "procs", "walltime_from_runtime", "lenient", "cleaning")
 
 
-def load_config(path: str | os.PathLike[str]) -> Campaign:
-    """Read and validate a campaign TOML file into its list of runs."""
+def load_config(path: str | os.PathLike[str], archive: Archive | None = None) -> Campaign:
+    """Read and validate a campaign TOML file into its list of runs (``archive``: where ``archive:NAME`` traces
+    are; None: the data-directory setting, :mod:`bftune.workloads.archive`)."""
     path = Path(path)
     try:
         text = path.read_text(encoding="utf-8")
@@ -37,11 +39,15 @@ def load_config(path: str | os.PathLike[str]) -> Campaign:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise CampaignError(f"{path}: not valid TOML: {exc}") from None
-    return campaign_from_dict(data, str(path), text)
+    return campaign_from_dict(data, str(path), text, archive)
 
 
-def campaign_from_dict(data: dict, source: str = "<config>", text: str = "") -> Campaign:
-    """Validate a parsed config (``tomllib`` output) and expand it into runs."""
+def campaign_from_dict(data: dict, source: str = "<config>", text: str = "", archive: Archive | None = None) -> Campaign:
+    """Validate a parsed config (``tomllib`` output) and expand it into runs.
+
+    ``archive:NAME`` traces (``[workload] trace``, ``[KIND] traces``) become their paths in ``archive`` first
+    (present, or downloaded now: a missing one fails here, before any run).
+    """
     top = Section(source, "top level", data, ("campaign", "workload", *KINDS))
     if "campaign" not in data:
         raise CampaignError(f"{source}: [campaign]: required section is missing")
@@ -56,6 +62,8 @@ def campaign_from_dict(data: dict, source: str = "<config>", text: str = "") -> 
         if other != kind.name and other in data:
             raise top.error(other, f"section given but [campaign] kind is {kind.name!r}")
     wl = Section(source, "workload", data.get("workload", {}), WORKLOAD_KEYS)
+    section = Section(source, kind.name, data.get(kind.name, {}), kind.keys)
+    resolve_archive(section, "traces", resolve_archive(wl, "trace", archive))
     if kind.single_trace:
         workload = workload_section(wl)
     else:
@@ -66,7 +74,7 @@ def campaign_from_dict(data: dict, source: str = "<config>", text: str = "") -> 
         # cleaning None = not given: the kind decides (a classification preset may set it)
         workload = {"walltime_from_runtime": wl.boolean("walltime_from_runtime", False),
                     "lenient": wl.boolean("lenient", False), "cleaning": cleaning_key(wl, None)}
-    plan = kind.expand(Section(source, kind.name, data.get(kind.name, {}), kind.keys), workload, seed, tau)
+    plan = kind.expand(section, workload, seed, tau)
     if len(plan.specs) > MAX_RUNS:
         raise CampaignError(f"{source}: [{kind.name}]: {len(plan.specs):,} runs: at most {MAX_RUNS:,} in one "
                             "campaign (split it into several)")

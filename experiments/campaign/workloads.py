@@ -1,9 +1,11 @@
 """A campaign's traces: checked when the config is read, prepared (read, split, resampled) in the workers.
 
-Config side: :func:`trace_path` checks one source (``synthetic:N:M[:SEED]``
-or a file; relative paths are relative to the repository root, so the
-shipped configs work wherever the checkout is) and :func:`trace_label` names
-it in the tables.
+Config side: :func:`resolve_archive` replaces each ``archive:NAME`` source
+by the trace's path in the data directory (:mod:`bftune.workloads.archive`)
+before anything else reads the config, so that such a run is the same run as
+the file named directly; :func:`trace_path` checks one source
+(``synthetic:N:M[:SEED]`` or a file; relative paths are relative to the
+repository root) and :func:`trace_label` names it in the tables.
 
 Worker side: every step is cached per process (``lru_cache``) on what
 defines it - the trace, the split, the number of weeks and the resample
@@ -20,6 +22,8 @@ from bftune.experiments.campaign.limits import MAX_PROCS, MAX_SYNTHETIC_JOBS, PR
 from bftune.experiments.campaign.paths import REPO_ROOT
 from bftune.experiments.campaign.section import Section
 from bftune.experiments.campaign.specs import RunSpec
+from bftune.workloads.archive import PREFIX, Archive, data_dir
+from bftune.workloads.errors import WorkloadError
 from bftune.workloads.model import Trace
 from bftune.workloads.resample import resample, split_halves
 from bftune.workloads.read import read_workload
@@ -27,6 +31,27 @@ from bftune.workloads.swf import CLEANINGS
 from bftune.workloads.synthetic import generate
 
 WEEK = 7 * 86400
+
+
+def resolve_archive(t: Section, key: str, archive: Archive | None) -> Archive | None:
+    """``archive:NAME`` sources of ``t[key]`` (a string or a list of them) replaced by their paths (in a copy of
+    ``t.data``: the parsed config is left as it was).
+
+    ``archive`` None: the data directory setting (``BFTUNE_DATA`` or the default), looked up only when a source
+    needs it; returned, so that the next section uses the same one.  A trace neither present nor downloadable is
+    one line naming the section, the key, the file and the command that gets it.
+    """
+    value = t.data.get(key)
+    values = value if isinstance(value, list) else [value]
+    if not any(isinstance(v, str) and v.startswith(PREFIX) for v in values):
+        return archive
+    try:
+        archive = archive or data_dir()
+        resolved = [archive.resolve(v) if isinstance(v, str) else v for v in values]
+    except WorkloadError as exc:
+        raise t.error(key, str(exc)) from None
+    t.data = {**t.data, key: resolved if isinstance(value, list) else resolved[0]}
+    return archive
 
 
 def trace_path(t: Section, key: str, trace: str, procs: int | None = None) -> str | None:

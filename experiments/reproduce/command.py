@@ -4,27 +4,69 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import importlib.util
 import sys
 import time
 from datetime import datetime, timezone
 from pathlib import Path
 
-from bftune.experiments.campaign.command import EXIT_SIGTERM, Terminated, sigterm_interrupts
+from bftune.experiments.campaign.command import EXIT_SIGTERM, Terminated, data_option, sigterm_interrupts
 from bftune.experiments.campaign.config import load_config
 from bftune.experiments.campaign.runner import format_failures, run_campaign
 from bftune.experiments.campaign.shards import Shard
 from bftune.experiments.campaign.specs import CampaignError
-from bftune.experiments.reproduce.registry import STUDIES
 from bftune.experiments.reproduce.study import CampaignPlan, Execution, Study
+from bftune.experiments.studies import STUDIES, Entry
 from bftune.files import atomic_write_text
+from bftune.workloads.archive import Archive, data_dir
+from bftune.workloads.errors import WorkloadError
 
 
 def load_study(number: str) -> Study:
-    module, title = STUDIES[number]
-    if module is None:
-        raise CampaignError(f"study {number} ({title}) has no reproduction yet: its issue adds "
-                            f"experiments/reproduce/study{number}.py and registers it in registry.py")
-    return importlib.import_module(f"bftune.experiments.reproduce.{module}").STUDY
+    """The ``STUDY`` of registered study ``number`` (its modules imported now)."""
+    entry = STUDIES.get(number)
+    if entry is None:
+        raise CampaignError(f"unknown study {number!r}; studies: {', '.join(STUDIES)}")
+    if not (entry.path / "__init__.py").is_file() and entry.module is None:
+        raise CampaignError(f"study {number} ({entry.title}) has no folder {entry.path} with an __init__.py "
+                            "defining STUDY (experiments/studies/__init__.py says what a study folder holds)")
+    return _import(number, entry).STUDY
+
+
+def _import(number: str, entry: Entry):
+    if entry.package is not None:
+        return importlib.import_module(entry.package)
+    # A folder outside the package: imported from its path, as a package, so its modules import one another.
+    name = f"bftune_study_{number}"
+    if name not in sys.modules:
+        spec = importlib.util.spec_from_file_location(name, entry.path / "__init__.py",
+                                                      submodule_search_locations=[str(entry.path)])
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        spec.loader.exec_module(module)
+    return sys.modules[name]
+
+
+def archive_of(data: str | None) -> Archive:
+    """The data directory of ``--data`` (or its setting: ``BFTUNE_DATA``, the default)."""
+    return data_option(data) or _setting()
+
+
+def _setting() -> Archive:
+    try:
+        return data_dir()
+    except WorkloadError as exc:
+        raise CampaignError(str(exc)) from None
+
+
+def require_traces(study: Study, scale: str, archive: Archive) -> None:
+    """The archive traces the study's extra steps and report read, present (or downloaded) now: one line if not."""
+    for name in study.traces(scale):
+        try:
+            archive.require(name)
+        except WorkloadError as exc:
+            raise CampaignError(f"study {study.number}: {exc}") from None
 
 
 def selected(study: Study, scale: str, only: str | None) -> list[CampaignPlan]:
@@ -41,21 +83,23 @@ def selected(study: Study, scale: str, only: str | None) -> list[CampaignPlan]:
     return [p for p in plans if p.name in names]
 
 
-def run_study(study: Study, scale: str, out: Path, *, workers: int | None = None, dask=None,
+def run_study(study: Study, scale: str, out: Path, archive: Archive, *, workers: int | None = None, dask=None,
               progress: bool = True, only: str | None = None,
               shard: Shard | None = None) -> tuple[list[dict], list[str]]:
     """The campaigns of ``study`` at ``scale`` (``only``: those named) into ``out/campaigns`` (stored runs reused),
     then its extra steps (not with ``only`` or ``shard``: each campaign's part ``shard`` is all that runs).
 
+    Every config is read, and every archive trace made present, before the first run.
     Returns the failed runs and the notes of the extra steps.
     """
     plans = selected(study, scale, only)
+    require_traces(study, scale, archive)  # the report reads them too, after --only and --shard
     configs = out / "configs"
     configs.mkdir(parents=True, exist_ok=True)
+    campaigns = [(plan, load_config(atomic_write_text(configs / f"{plan.name}.toml", plan.config), archive))
+                 for plan in plans]
     failures: list[dict] = []
-    for plan in plans:
-        path = atomic_write_text(configs / f"{plan.name}.toml", plan.config)
-        campaign = load_config(path)
+    for plan, campaign in campaigns:
         outcome = run_campaign(campaign, out / "campaigns" / plan.name, workers=workers, dask=dask,
                                progress=progress, specs=shard.select(campaign.specs) if shard else None,
                                scope=shard.describe() if shard else "")
@@ -66,18 +110,18 @@ def run_study(study: Study, scale: str, out: Path, *, workers: int | None = None
                        "copied into one directory, the same command without --shard writes the whole report)")
     if skipped:
         return failures, [f"study {study.number}: {'; '.join(skipped)}; extra steps skipped"]
-    notes = study.extra(scale, out, Execution(workers, dask, progress)) if study.extra is not None else []
+    notes = study.extra(scale, out, Execution(archive, workers, dask, progress)) if study.extra is not None else []
     return failures, notes
 
 
-def write_report(study: Study, scale: str, out: Path, command: str) -> Path:
+def write_report(study: Study, scale: str, out: Path, command: str, archive: Archive) -> Path:
     stamp = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     head = [f"# Reproduction of study {study.number}: {study.title}", "",
             f"Scale `{scale}` ({study.durations.get(scale, 'duration not measured')}); report written {stamp} by",
             "", f"    {command}", "",
             f"Source: `../shared/seeds/{study.seed_file}`. Campaign configs: `configs/`; their runs, tables and "
             "reports: `campaigns/<name>/`.", "", ""]
-    return atomic_write_text(out / "report.md", "\n".join(head) + study.report(out, scale).rstrip() + "\n")
+    return atomic_write_text(out / "report.md", "\n".join(head) + study.report(out, scale, archive).rstrip() + "\n")
 
 
 def main(args: argparse.Namespace) -> int:
@@ -92,14 +136,15 @@ def main(args: argparse.Namespace) -> int:
                 if value is not None and args.report_only:
                     raise CampaignError(f"{option}: runs campaigns, --report-only runs none; give one of them")
             shard = Shard.parse(args.shard) if args.shard is not None else None
+            archive = archive_of(args.data)
             if not args.report_only:
                 if out.exists() and not out.is_dir():
                     raise CampaignError(f"{out}: not a directory")
-                failures, notes = run_study(study, args.scale, out, workers=args.workers, dask=args.dask,
+                failures, notes = run_study(study, args.scale, out, archive, workers=args.workers, dask=args.dask,
                                             progress=not args.no_progress, only=args.only, shard=shard)
-            else:
+            else:  # the report finds the traces it reads itself (Archive.require)
                 failures, notes = [], []
-            path = write_report(study, args.scale, out, command)
+            path = write_report(study, args.scale, out, command, archive)
     except CampaignError as exc:
         print(f"bftune: error: {exc}", file=sys.stderr)
         return 2

@@ -6,7 +6,7 @@ sets (cleaning ``ran``), FCFS priority; EASY, EASY-Last and PV-EASY with Last
 Model (Tables 1, 2, 4-6, Figures 2, 3, 5, 6), and the virtual predictor
 x in {0, 10, 20, 40, 80} % with 10 seeds for FCFS-EASY, SJF-EASY and PV-EASY
 (Figure 4).  This is ``experiments/configs/pv_easy_study.toml`` with the
-traces' absolute paths.  Quick scale: CTC-SP2 only, x in {0, 40} %, 2 seeds.
+traces named by their catalogue names (``archive:CTC-SP2``).  Quick scale: CTC-SP2 only, x in {0, 40} %, 2 seeds.
 
 The report is the campaign's own (:mod:`bftune.experiments.report.pveasy`):
 the study's tables beside ours, gaps beyond 10 % marked and explained with the
@@ -19,6 +19,7 @@ from pathlib import Path
 
 from bftune.experiments.reproduce.embedded import campaigns_report
 from bftune.experiments.reproduce.study import CampaignPlan, Study, toml_list, trace
+from bftune.workloads.archive import Archive
 
 TRACES = {"CTC-SP2": ("CTC-SP2-1996-3.1-cln.swf.gz", 430), "SDSC-BLUE": ("SDSC-BLUE-2000-4.2-cln.swf.gz", 1152)}
 SCALES = {  # scale -> (traces, virtual errors, virtual seeds)
@@ -40,7 +41,7 @@ def plan(scale: str) -> list[CampaignPlan]:
     return [CampaignPlan("pv_easy_study", _config(*SCALES[scale]))]
 
 
-def report(out: Path, scale: str) -> str:
+def report(out: Path, scale: str, archive: Archive) -> str:
     return campaigns_report(out, plan(scale))
 
 

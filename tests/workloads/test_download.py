@@ -1,4 +1,5 @@
-"""Trace registry and verified downloads (bftune.workloads.download), against a local HTTP server."""
+"""The trace catalogue (bftune.workloads.catalogue) and verified downloads (bftune.workloads.download), against a
+local HTTP server."""
 
 from __future__ import annotations
 
@@ -12,15 +13,8 @@ from pathlib import Path
 
 import pytest
 from bftune.workloads import download as dl
-from bftune.workloads.download import (
-    REGISTRY,
-    DownloadError,
-    UnpinnedChecksumWarning,
-    download,
-    get_source,
-    sha256_file,
-    trace_names,
-)
+from bftune.workloads.catalogue import CATALOGUE, get_source, short_name, trace_names
+from bftune.workloads.download import DownloadError, UnpinnedChecksumWarning, download, sha256_file
 from bftune.workloads.errors import WorkloadError
 from locations import SHARED_WORKLOADS
 
@@ -72,21 +66,23 @@ def only_file(directory: Path) -> list[str]:
     return sorted(p.name for p in directory.iterdir())
 
 
-def test_registry_layout_and_lookup():
+def test_catalogue_layout_and_lookup():
     names = trace_names()
     assert names[:6] == ["kth_sp2", "sdsc_sp2", "ctc_sp2", "hpc2n", "sdsc_blue", "cea_curie"]
     assert {"anl_intrepid", "unilu_gaia", "kit_fh2", "metacentrum_2013"} <= set(names)
-    kth = REGISTRY["kth_sp2"]
+    kth = CATALOGUE["kth_sp2"]
     assert kth.url() == "https://www.cs.huji.ac.il/labs/parallel/workload/l_kth_sp2/KTH-SP2-1996-2.1-cln.swf.gz"
     assert kth.url("http://mirror/x") == "http://mirror/x/l_kth_sp2/KTH-SP2-1996-2.1-cln.swf.gz"
     assert get_source("KTH-SP2-1996-2.1-cln") is kth
     assert get_source(" kth-sp2-1996-2.1-cln.swf.gz ") is kth
     assert get_source("KTH_SP2") is kth
-    assert REGISTRY["anl_intrepid"].url().endswith("/l_anl_int/ANL-Intrepid-2009-1.swf.gz")
-    assert REGISTRY["metacentrum_2013"].url().endswith("/l_metacentrum2/METACENTRUM-2013-3.swf.gz")
-    with pytest.raises(WorkloadError, match="unknown trace 'nope'.*kth_sp2"):
+    assert CATALOGUE["anl_intrepid"].url().endswith("/l_anl_int/ANL-Intrepid-2009-1.swf.gz")
+    assert CATALOGUE["metacentrum_2013"].url().endswith("/l_metacentrum2/METACENTRUM-2013-3.swf.gz")
+    assert get_source("KTH-SP2") is kth and get_source("cea-curie") is CATALOGUE["cea_curie"]
+    assert short_name("SDSC-BLUE-2000-4.2-cln") == "SDSC-BLUE" and short_name("synthetic:10:4") == "synthetic:10:4"
+    with pytest.raises(WorkloadError, match="unknown trace 'nope'.*KTH-SP2"):
         get_source("nope")
-    for source in REGISTRY.values():
+    for source in CATALOGUE.values():
         assert source.filename.endswith(".swf.gz")
         assert source.sha256 is None or len(source.sha256) == 64
 
@@ -94,7 +90,7 @@ def test_registry_layout_and_lookup():
 def test_pinned_checksums_match_the_shared_copies():
     if not SHARED_WORKLOADS.exists():
         pytest.skip(f"{SHARED_WORKLOADS} is not available (the ../shared checkout is missing)")
-    for source in list(REGISTRY.values())[:6]:
+    for source in list(CATALOGUE.values())[:6]:
         assert source.sha256 == sha256_file(SHARED_WORKLOADS / source.filename), source.name
 
 
@@ -125,7 +121,7 @@ def test_corrupted_download_is_rejected_and_removed(server, tmp_path):
     with pytest.raises(DownloadError) as info:
         download("kth_sp2", dest_dir, base_url=base_url)
     message = str(info.value)
-    assert REGISTRY["kth_sp2"].sha256 in message
+    assert CATALOGUE["kth_sp2"].sha256 in message
     assert hashlib.sha256(bytes(data)).hexdigest() in message
     assert "expected" in message and "got" in message
     assert only_file(dest_dir) == []  # neither the trace nor the temporary file
@@ -185,7 +181,7 @@ def test_file_url_mirror(tmp_path):
     publish(mirror, "l_kth_sp2", KTH_FILE, data)
     path = download("kth_sp2", tmp_path / "out", base_url=mirror.as_uri())
     assert path.read_bytes() == data
-    assert dl.sha256_file(path) == REGISTRY["kth_sp2"].sha256
+    assert dl.sha256_file(path) == CATALOGUE["kth_sp2"].sha256
 
 
 def test_cli_download_by_the_archive_name(server, tmp_path, capsys):

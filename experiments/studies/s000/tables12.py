@@ -1,0 +1,84 @@
+"""Study 000's Tables 1 and 2: AvgWait and MaxWait on the original traces, simulated here and with ocst.
+
+The extra step of the reproduction: one JSON file per simulation under ``DIR/tables12/`` (resumable), with
+bftune and, when ``ocs-obps`` (the study's own simulator) is installed, with it too.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import subprocess
+from pathlib import Path
+
+from bftune.experiments.reproduce.markdown import diff, num, table
+from bftune.experiments.reproduce.study import Execution, published
+from bftune.experiments.studies.s001 import naming
+from bftune.files import atomic_write_text
+from bftune.schedulers.config import SchedulerConfig
+from bftune.schedulers.drivers.local.simulator import simulate
+from bftune.workloads.swf import read_swf
+from bftune.workloads.swf_write import write_swf
+
+#: (trace, EASY policy of both queues) -> published AvgWait (s), MaxWait (s) or None.
+TABLES12: dict[tuple[str, str], tuple[int, int | None]] = {
+    (row["trace"], row["policy"]): (row["avg_wait"], row.get("max_wait")) for row in published(__file__)["tables12"]}
+OCS_CRITERION = {policy: criterion for criterion, policy in naming.OCS_BEHAVES_AS.items()}
+
+
+def traces(scale: str) -> tuple[str, ...]:
+    """The original traces the tables simulate (at every scale)."""
+    return tuple(sorted({t for t, _ in TABLES12}))
+
+
+def extra(scale: str, out: Path, execution: Execution) -> list[str]:
+    """Tables 1-2 on the original traces (one JSON file per simulation: resumable)."""
+    folder = out / "tables12"
+    folder.mkdir(parents=True, exist_ok=True)
+    ocs = naming.ocs_available()
+    for name in traces(scale):
+        base = read_swf(execution.archive.path(name))
+        for policy in (p for t, p in TABLES12 if t == name):
+            path = folder / f"{name}_{policy}_bftune.json"
+            if not path.exists():
+                result = simulate(base.jobs, base.max_procs, SchedulerConfig(policy=policy).build(base.max_procs))
+                waits = [r.start - r.original_submit for r in result.runs]
+                atomic_write_text(path, json.dumps({"avg_wait": math.fsum(waits) / len(waits),
+                                                    "max_wait": max(waits)}))
+            opath = folder / f"{name}_{policy}_ocs.json"
+            if ocs is not None and not opath.exists():
+                atomic_write_text(opath, json.dumps(_ocs_waits(ocs, base, OCS_CRITERION[policy], folder)))
+    return [] if ocs else ["study 000: ocs-obps not installed: Tables 1-2 without the study's simulator"]
+
+
+def _ocs_waits(ocs: str, base, criterion: str, folder: Path) -> dict:
+    swf, schedule = folder / ".trace.swf", folder / ".schedule.swf"
+    try:
+        write_swf(base, swf)
+        subprocess.run([ocs, "oneshot", str(swf), criterion, f"--backfill={criterion}", f"--output={schedule}"],
+                       check=True, capture_output=True, timeout=3600)
+        waits = [float(line.split()[2]) for line in schedule.read_text().splitlines() if line.strip()]
+        return {"avg_wait": math.fsum(waits) / len(waits), "max_wait": max(waits), "criterion": criterion}
+    finally:
+        swf.unlink(missing_ok=True)
+        schedule.unlink(missing_ok=True)
+
+
+def _load(path: Path) -> dict | None:
+    return json.loads(path.read_text()) if path.exists() else None
+
+
+def section(out: Path) -> str:
+    rows = []
+    for (name, policy), (avg, mx) in TABLES12.items():
+        ours = _load(out / "tables12" / f"{name}_{policy}_bftune.json") or {}
+        ocs = _load(out / "tables12" / f"{name}_{policy}_ocs.json") or {}
+        label = "EXP (LEXP)" if policy == "LEXP" else policy
+        rows.append([name, f"EASY-{label}", avg, num(ours.get("avg_wait")), diff(ours.get("avg_wait"), avg),
+                     num(ocs.get("avg_wait")), mx or "-", num(ours.get("max_wait"), 0), num(ocs.get("max_wait"), 0)])
+    return ("## Original traces (Tables 1 and 2)\n\n"
+            "AvgWait and MaxWait (s) of EASY with the same policy in both queues on the original (SPEC-cleaned) "
+            "traces: ours, and the study's own simulator (ocst) where installed. The small differences between "
+            "the simulators are tie rules (study 001's report, and `../shared/tools/build-ocst.sh` trap 11).\n\n"
+            + table(["trace", "scheduler", "published AvgWait", "ours", "diff", "ocst", "published MaxWait",
+                     "ours MaxWait", "ocst MaxWait"], rows))

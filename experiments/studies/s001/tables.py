@@ -1,0 +1,68 @@
+"""Study 001's Tables 3 and 4, ours beside theirs, from the campaigns' ``summary_online.csv``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+from bftune.experiments.reproduce.markdown import diff, num, table
+from bftune.experiments.reproduce.study import published
+from bftune.experiments.studies.s001 import naming
+
+_TABLE4 = published(__file__)["table4"]
+#: Table 4: best fixed policy (hindsight), then random, full, noisy, bandit with weekly and daily periods (%).
+TABLE4_COLUMNS: tuple[str, ...] = tuple(_TABLE4["columns"])
+TABLE4: dict[str, tuple[int, ...]] = {t: tuple(v) for t, v in _TABLE4["values"].items()}
+#: The study's column name -> the SPEC order that produced it (settled by :mod:`.naming`).
+STUDY_NAMING = {"LEXP": "SEXP", "SEXP": "LEXP", "LRF": "SRF", "SRF": "LRF"}
+
+
+def summary(out: Path, name: str) -> pd.DataFrame | None:
+    path = out / "campaigns" / name / "summary_online.csv"
+    return pd.read_csv(path) if path.exists() else None
+
+
+def _rel(summary: pd.DataFrame | None, strategy: str) -> float | None:
+    if summary is None:
+        return None
+    sel = summary[summary["strategy"] == strategy]
+    return 100.0 * float(sel["rel_total_wait"].iloc[0]) if len(sel) else None
+
+
+def table3(summaries: dict, done: list[str]) -> str:
+    rows = []
+    agree = total = 0
+    for name in done:
+        s = summaries[name]
+        for col, theirs in zip(naming.TABLE3_COLUMNS, naming.TABLE3[name]):
+            ours = _rel(s, STUDY_NAMING.get(col, col))
+            if ours is not None and theirs != 0:
+                total += 1
+                agree += (ours < 0) == (theirs < 0)
+            rows.append([name, col, STUDY_NAMING.get(col, col), num(ours), theirs, diff(ours, theirs)])
+    return ("## Fixed policies (Table 3)\n\n"
+            "\"run as\": the SPEC order that produced the study's column (previous section). "
+            f"Signs agree on {agree} of {total} columns.\n\n"
+            + table(["trace", "study's column", "run as", "ours (%)", "theirs (%)", "diff"], rows))
+
+
+def table4(summaries: dict, done: list[str]) -> str:
+    rows = []
+    for name in done:
+        s = summaries[name]
+        fixed = s[s["family"] == "fixed"] if s is not None else None
+        best_name = "" if fixed is None or fixed.empty else fixed.loc[fixed["rel_total_wait"].idxmin(), "strategy"]
+        values = table4_values(s)
+        for col, theirs in zip(TABLE4_COLUMNS, TABLE4[name]):
+            label = f"best ({best_name})" if col == "best" else col
+            rows.append([name, label, num(values[col]), theirs, diff(values[col], theirs)])
+    return ("## Policy selection (Table 4)\n\n"
+            + table(["trace", "strategy", "ours (%)", "theirs (%)", "diff"], rows))
+
+
+def table4_values(summary: pd.DataFrame | None) -> dict[str, float | None]:
+    """Ours, by Table 4's column names (``best``: the best fixed policy in hindsight)."""
+    fixed = summary[summary["family"] == "fixed"] if summary is not None else None
+    best = None if fixed is None or fixed.empty else 100.0 * float(fixed["rel_total_wait"].min())
+    return {col: best if col == "best" else _rel(summary, col) for col in TABLE4_COLUMNS}
