@@ -30,12 +30,15 @@ from types import ModuleType
 
 from bftune.cachedir import cache_dir
 
-#: The modules ``bftune accelerate`` compiles: the decision core, the local driver's event loop and its log.
+#: The modules ``bftune accelerate`` compiles: the decision core, the local driver's event loop and its log, and
+#: the Batsim driver (every Batsim message goes through it).  Not the protocol's event classes: they are
+#: dataclasses with a class constant (``TYPE``), which mypyc turns into a field.
 #: The packages' ``__init__`` modules stay interpreted, so that package folders (and the fits beside them) stay put.
 MODULES = tuple(f"bftune.schedulers.core.{name}" for name in (
     "decisions", "durations", "easy", "engine", "jobs", "machines", "ordering", "policies", "polynomial",
-    "pveasy", "search", "sortedindex", "state")) + ("bftune.schedulers.drivers.local.simulator",
-                                         "bftune.schedulers.drivers.local.runs")
+    "pveasy", "search", "sortedindex", "state")) + (
+    "bftune.schedulers.drivers.local.simulator", "bftune.schedulers.drivers.local.runs",
+    "bftune.schedulers.drivers.batsim.driver")
 
 #: The environment variable that chooses: ``auto`` (default: compiled when built) or ``interpreted``.
 SWITCH = "BFTUNE_CORE"

@@ -5,7 +5,9 @@ from a temporary copy of this installation's sources, so the checkout never
 holds an extension module that could shadow an edited ``.py``.  The build is
 only kept if, on a synthetic workload read from an SWF file, it writes byte-identical out_jobs.csv to
 the interpreted core under every algorithm and hook family (EASY orders and a
-threshold, the selector, PV-EASY with a predictor, the classifier with kills).
+threshold, the selector, PV-EASY with a predictor, the classifier with kills), and
+the Batsim driver gives the same replies to a short conversation with a kill
+(:mod:`bftune.experiments.driverprobe`).
 Without mypy, setuptools or a C compiler the command says so in one line
 (exit 1, or 0 with ``--if-possible``) and bftune keeps running interpreted.
 """
@@ -163,6 +165,16 @@ def self_check(work: Path, cache: Path) -> None:
             outs[core] = out / "out_jobs.csv"
         if not filecmp.cmp(outs["interpreted"], outs["auto"], shallow=False):
             raise AccelerateError(f"self-check {label}: the compiled core wrote a different out_jobs.csv")
+    replies = {}
+    for core in ("interpreted", "auto"):
+        status, output = run_guarded([sys.executable, "-m", "bftune.experiments.driverprobe"], work,
+                                     {**env, compiled.SWITCH: core})
+        if status != 0:
+            last = (output.strip().splitlines() or ["no message"])[-1]
+            raise AccelerateError(f"self-check Batsim driver ({core} core) failed: {last}")
+        replies[core] = output
+    if replies["interpreted"] != replies["auto"]:
+        raise AccelerateError("self-check Batsim driver: the compiled driver replied differently")
 
 
 def loads_compiled(env: dict[str, str]) -> bool:

@@ -29,11 +29,35 @@ class ProtocolError(ValueError):
 # --- field validation helpers ---------------------------------------------------------
 
 
-def _where(ctx: str, name: str) -> str:
+class Where:
+    """Where an event sits ("Batsim message at now=30.0, event #1 (JOB_SUBMITTED)"), for error texts.
+
+    Made into text only when an error is raised: formatting it for every
+    event of every message (a float's repr, twice) cost more than checking
+    the event's fields.
+    """
+
+    __slots__ = ("sender", "now", "index", "kind")
+
+    def __init__(self, sender: str, now: float | None, index: int, kind: str | None = None) -> None:
+        self.sender = sender
+        self.now = now
+        self.index = index
+        self.kind = kind
+
+    def __str__(self) -> str:
+        kind = f" ({self.kind})" if self.kind is not None else ""
+        return f"{self.sender} message at now={self.now}, event #{self.index}{kind}"
+
+    def __format__(self, spec: str) -> str:
+        return format(str(self), spec)
+
+
+def _where(ctx: Where | str, name: str) -> str:
     return f"{ctx}: field '{name}'"
 
 
-def _get(data: dict, name: str, ctx: str, default: Any = ...) -> Any:
+def _get(data: dict, name: str, ctx: Where | str, default: Any = ...) -> Any:
     if name in data:
         return data[name]
     if default is ...:
@@ -41,13 +65,13 @@ def _get(data: dict, name: str, ctx: str, default: Any = ...) -> Any:
     return default
 
 
-def _number(value: Any, name: str, ctx: str) -> float:
+def _number(value: Any, name: str, ctx: Where | str) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
         raise ProtocolError(f"{_where(ctx, name)} must be a finite number, got {value!r}")
     return float(value)
 
 
-def _integer(value: Any, name: str, ctx: str, minimum: int | None = None) -> int:
+def _integer(value: Any, name: str, ctx: Where | str, minimum: int | None = None) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
         if isinstance(value, float) and value.is_integer():
             value = int(value)
@@ -59,31 +83,31 @@ def _integer(value: Any, name: str, ctx: str, minimum: int | None = None) -> int
     return value
 
 
-def _string(value: Any, name: str, ctx: str, nonempty: bool = True) -> str:
+def _string(value: Any, name: str, ctx: Where | str, nonempty: bool = True) -> str:
     if not isinstance(value, str) or (nonempty and not value):
         raise ProtocolError(f"{_where(ctx, name)} must be a non-empty string, got {value!r}")
     return value
 
 
-def _dict(value: Any, name: str, ctx: str) -> dict:
+def _dict(value: Any, name: str, ctx: Where | str) -> dict:
     if not isinstance(value, dict):
         raise ProtocolError(f"{_where(ctx, name)} must be a JSON object, got {type(value).__name__}")
     return value
 
 
-def _list(value: Any, name: str, ctx: str) -> list:
+def _list(value: Any, name: str, ctx: Where | str) -> list:
     if not isinstance(value, list):
         raise ProtocolError(f"{_where(ctx, name)} must be a JSON array, got {type(value).__name__}")
     return value
 
 
-def _bool(value: Any, name: str, ctx: str) -> bool:
+def _bool(value: Any, name: str, ctx: Where | str) -> bool:
     if not isinstance(value, bool):
         raise ProtocolError(f"{_where(ctx, name)} must be true or false, got {value!r}")
     return value
 
 
-def _job_id(value: Any, name: str, ctx: str) -> str:
+def _job_id(value: Any, name: str, ctx: Where | str) -> str:
     """``<workload>!<job name>``, both parts non-empty."""
     text = _string(value, name, ctx)
     workload, sep, job = text.partition("!")
@@ -92,7 +116,7 @@ def _job_id(value: Any, name: str, ctx: str) -> str:
     return text
 
 
-def _alloc(value: Any, name: str, ctx: str) -> str:
+def _alloc(value: Any, name: str, ctx: Where | str) -> str:
     """Interval-set notation ``"0-3 7 9-12"``: non-negative integers, a <= b."""
     text = _string(value, name, ctx)
     for token in text.split():
@@ -125,7 +149,7 @@ class Event:
         return {"timestamp": self.timestamp, "type": self.TYPE, "data": self.data()}
 
     @classmethod
-    def parse_data(cls, timestamp: float, data: dict, ctx: str) -> "Event":
+    def parse_data(cls, timestamp: float, data: dict, ctx: Where | str) -> "Event":
         return cls(timestamp)
 
 
@@ -177,7 +201,7 @@ class SimulationBegins(Event):
         }
 
     @classmethod
-    def parse_data(cls, timestamp, data, ctx):
+    def parse_data(cls, timestamp: float, data: dict, ctx: Where | str) -> Event:
         nb_compute = _integer(_get(data, "nb_compute_resources", ctx), "nb_compute_resources", ctx, 1)
         resources = _list(_get(data, "compute_resources", ctx), "compute_resources", ctx)
         for i, res in enumerate(resources):
@@ -258,7 +282,7 @@ class JobSubmitted(Event):
         return out
 
     @classmethod
-    def parse_data(cls, timestamp, data, ctx):
+    def parse_data(cls, timestamp: float, data: dict, ctx: Where | str) -> Event:
         job_id = _job_id(_get(data, "job_id", ctx), "job_id", ctx)
         job = _dict(_get(data, "job", ctx), "job", ctx)
         if "id" in job and job["id"] != job_id:
@@ -292,7 +316,7 @@ class JobCompleted(Event):
                 "alloc": self.alloc}
 
     @classmethod
-    def parse_data(cls, timestamp, data, ctx):
+    def parse_data(cls, timestamp: float, data: dict, ctx: Where | str) -> Event:
         job_id = _job_id(_get(data, "job_id", ctx), "job_id", ctx)
         state = _string(_get(data, "job_state", ctx), "job_state", ctx)
         if state not in JOB_STATES:
@@ -315,7 +339,7 @@ class JobKilled(Event):
         return {"job_ids": list(self.job_ids), "job_progress": self.job_progress}
 
     @classmethod
-    def parse_data(cls, timestamp, data, ctx):
+    def parse_data(cls, timestamp: float, data: dict, ctx: Where | str) -> Event:
         ids = _list(_get(data, "job_ids", ctx), "job_ids", ctx)
         job_ids = tuple(_job_id(x, f"job_ids[{i}]", ctx) for i, x in enumerate(ids))
         progress = _dict(_get(data, "job_progress", ctx, {}), "job_progress", ctx)
@@ -345,7 +369,7 @@ class Notify(Event):
         return {"type": self.type, **self.extra}
 
     @classmethod
-    def parse_data(cls, timestamp, data, ctx):
+    def parse_data(cls, timestamp: float, data: dict, ctx: Where | str) -> Event:
         kind = _string(_get(data, "type", ctx), "type", ctx)
         if kind not in BATSIM_NOTIFY_TYPES + SCHEDULER_NOTIFY_TYPES:
             raise ProtocolError(f"{ctx}: unknown NOTIFY type {kind!r} (known: "
@@ -363,7 +387,7 @@ class ResourceStateChanged(Event):
         return {"resources": self.resources, "state": self.state}
 
     @classmethod
-    def parse_data(cls, timestamp, data, ctx):
+    def parse_data(cls, timestamp: float, data: dict, ctx: Where | str) -> Event:
         return cls(timestamp, resources=_alloc(_get(data, "resources", ctx), "resources", ctx),
                    state=str(_get(data, "state", ctx)))
 
@@ -381,7 +405,7 @@ class ExecuteJob(Event):
         return {"job_id": self.job_id, "alloc": self.alloc}
 
     @classmethod
-    def parse_data(cls, timestamp, data, ctx):
+    def parse_data(cls, timestamp: float, data: dict, ctx: Where | str) -> Event:
         return cls(timestamp, job_id=_job_id(_get(data, "job_id", ctx), "job_id", ctx),
                    alloc=_alloc(_get(data, "alloc", ctx), "alloc", ctx))
 
@@ -395,7 +419,7 @@ class RejectJob(Event):
         return {"job_id": self.job_id}
 
     @classmethod
-    def parse_data(cls, timestamp, data, ctx):
+    def parse_data(cls, timestamp: float, data: dict, ctx: Where | str) -> Event:
         return cls(timestamp, job_id=_job_id(_get(data, "job_id", ctx), "job_id", ctx))
 
 
@@ -408,7 +432,7 @@ class KillJob(Event):
         return {"job_ids": list(self.job_ids)}
 
     @classmethod
-    def parse_data(cls, timestamp, data, ctx):
+    def parse_data(cls, timestamp: float, data: dict, ctx: Where | str) -> Event:
         ids = _list(_get(data, "job_ids", ctx), "job_ids", ctx)
         if not ids:
             raise ProtocolError(f"{_where(ctx, 'job_ids')} must not be empty")
@@ -426,7 +450,7 @@ class CallMeLater(Event):
         return {"timestamp": self.at}
 
     @classmethod
-    def parse_data(cls, timestamp, data, ctx):
+    def parse_data(cls, timestamp: float, data: dict, ctx: Where | str) -> Event:
         return cls(timestamp, at=_number(_get(data, "timestamp", ctx), "timestamp", ctx))
 
 
@@ -440,7 +464,7 @@ class RegisterJob(Event):
         return {"job_id": self.job_id, "job": self.job}
 
     @classmethod
-    def parse_data(cls, timestamp, data, ctx):
+    def parse_data(cls, timestamp: float, data: dict, ctx: Where | str) -> Event:
         job_id = _job_id(_get(data, "job_id", ctx), "job_id", ctx)
         job = _dict(_get(data, "job", ctx), "job", ctx)
         _integer(_get(job, "res", ctx), "job.res", ctx, 1)
@@ -459,7 +483,7 @@ class RegisterProfile(Event):
         return {"workload_name": self.workload_name, "profile_name": self.profile_name, "profile": self.profile}
 
     @classmethod
-    def parse_data(cls, timestamp, data, ctx):
+    def parse_data(cls, timestamp: float, data: dict, ctx: Where | str) -> Event:
         return cls(timestamp,
                    workload_name=_string(_get(data, "workload_name", ctx), "workload_name", ctx),
                    profile_name=_string(_get(data, "profile_name", ctx), "profile_name", ctx),
@@ -478,7 +502,7 @@ class SetJobMetadata(Event):
         return {"job_id": self.job_id, "metadata": self.metadata}
 
     @classmethod
-    def parse_data(cls, timestamp, data, ctx):
+    def parse_data(cls, timestamp: float, data: dict, ctx: Where | str) -> Event:
         return cls(timestamp, job_id=_job_id(_get(data, "job_id", ctx), "job_id", ctx),
                    metadata=_string(_get(data, "metadata", ctx), "metadata", ctx, nonempty=False))
 
@@ -493,7 +517,7 @@ class SetResourceState(Event):
         return {"resources": self.resources, "state": self.state}
 
     @classmethod
-    def parse_data(cls, timestamp, data, ctx):
+    def parse_data(cls, timestamp: float, data: dict, ctx: Where | str) -> Event:
         return cls(timestamp, resources=_alloc(_get(data, "resources", ctx), "resources", ctx),
                    state=str(_get(data, "state", ctx)))
 
@@ -524,14 +548,13 @@ class Message:
 def parse_event(raw: Any, index: int = 0, now: float | None = None, direction: str = "batsim") -> Event:
     """One event dict -> its typed dataclass (``direction``: who sent it)."""
     known = DIRECTIONS[direction]
-    where = f"Batsim message at now={now}" if direction == "batsim" else f"scheduler message at now={now}"
-    ctx = f"{where}, event #{index}"
+    ctx = Where("Batsim" if direction == "batsim" else "scheduler", now, index)
     if not isinstance(raw, dict):
         raise ProtocolError(f"{ctx}: an event must be a JSON object, got {type(raw).__name__}")
     kind = raw.get("type")
     if not isinstance(kind, str):
         raise ProtocolError(f"{ctx}: field 'type' must be a string, got {kind!r}")
-    ctx = f"{ctx} ({kind})"
+    ctx.kind = kind
     cls = known.get(kind)
     if cls is None:
         other = [d for d, table in DIRECTIONS.items() if d != direction and kind in table]
