@@ -1,13 +1,12 @@
-"""Report of an index-policy campaign (``kind = "index"``): the study's Figures 1 and 2, and its claims.
+"""Report of an index-policy campaign (``kind = "index"``): how the policies rank, window by window.
 
 From ``windows.csv`` alone: per (scenario, source, backfilling, clock) the
-median AVGbsld of every policy (``summary_index.csv``; the study shows box
-plots and states its findings in words, so medians are what we can set
-beside them), box plots of the per-window AVGbsld
-(``plots/index_<scenario>_<easy|nobf>.png``), and the study's claims checked
-point by point: where Lin ranks, Lin against SAF and F2, Qdr, Cub and Qua
-against FCFS (ratios of medians), and, per archive trace, each policy's
-gain from backfilling (median without / with EASY backfilling).
+median AVGbsld of every policy (``summary_index.csv``), each policy's rank
+by that median, box plots of the per-window AVGbsld
+(``plots/index_<scenario>_<easy|nobf>.png``), and, per archive trace, each
+policy's gain from backfilling (median without / with EASY backfilling).
+A study that makes claims about these policies checks them from
+``summary_index.csv`` in its own report (``bftune reproduce 002``).
 """
 
 from __future__ import annotations
@@ -21,18 +20,12 @@ from bftune.experiments.report.common import pyplot, runs_or_note, save
 from bftune.files import atomic_write_text
 
 FILES = ("summary_index.csv",)
-#: The policies of the study's Figures 1 and 2 (F2 there, F1-F4 here) and the four learned functions.
+#: The order of the table's columns: classic orders, the F1-F4 functions, the four shipped learned functions.
 POLICIES = ("FCFS", "SPF", "SAF", "WFP3", "UNICEF", "F1", "F2", "F3", "F4", "Lin", "Qdr", "Cub", "Qua")
-STUDY_CLAIMS = (
-    "Figure 1 (Lublin-Feitelson, actual runtimes, no backfilling): Lin among the best, comparable to SAF and F2; "
-    "Qdr, Cub and Qua close to FCFS.",
-    "Figure 2 (archive traces, requested runtimes, EASY backfilling): SAF, F2 and Lin consistently best; "
-    "backfilling helps poorly performing policies such as FCFS most.",
-)
 
 
 def medians(windows: pd.DataFrame) -> pd.DataFrame:
-    """Median AVGbsld per (scenario, source, backfill) x policy, policies in the study's order."""
+    """Median AVGbsld per (scenario, source, backfill) x policy, policies in :data:`POLICIES`' order."""
     frame = windows[windows["jobs"] > 0]
     table = frame.pivot_table(index=["scenario", "source", "backfill"], columns="policy", values="avg_bsld",
                               aggfunc="median", sort=False)
@@ -40,21 +33,14 @@ def medians(windows: pd.DataFrame) -> pd.DataFrame:
     return table[cols]
 
 
-def claim_checks(table: pd.DataFrame) -> list[str]:
-    """One line per source: where Lin ranks, Lin vs SAF/F2, Qdr/Cub/Qua vs FCFS (ratios of medians)."""
+def rank_lines(table: pd.DataFrame) -> list[str]:
+    """One line per source: the policies from best to worst median (rank 1 = lowest median AVGbsld)."""
     lines = []
     for (scenario, source, backfill), row in table.iterrows():
         if scenario == "archive" and not backfill:
             continue
-        row = row.dropna()
-        parts = [f"**{source}** ({scenario})"]
-        if "Lin" in row:
-            ranks = row.rank(method="min")
-            parts.append(f"Lin ranks {int(ranks['Lin'])} of {len(row)}")
-        for a, b in (("Lin", "SAF"), ("Lin", "F2"), ("Qdr", "FCFS"), ("Cub", "FCFS"), ("Qua", "FCFS")):
-            if a in row and b in row:
-                parts.append(f"{a}/{b} = {row[a] / row[b]:.2f}")
-        lines.append("- " + ", ".join(parts))
+        ranked = row.dropna().sort_values()
+        lines.append(f"- **{source}** ({scenario}): " + ", ".join(f"{i}. {p}" for i, p in enumerate(ranked.index, 1)))
     return lines
 
 
@@ -107,8 +93,7 @@ def write(out: Path, meta: dict, lines: list[str]) -> None:
     windows["backfill"] = windows["backfill"].astype(str).str.lower() == "true"
     settings = meta.get("settings", {})
     lines.append(f"Index policies on {settings.get('window_days', 15):g}-day windows, each simulated alone from "
-                 "an empty machine (tau = 10 s). The study's findings, checked below:\n")
-    lines += [f"- {c}" for c in STUDY_CLAIMS] + [""]
+                 "an empty machine (tau = 10 s).\n")
     summaries = []
     for clock in [c for c in ("window", "trace") if c in set(windows["clock"])]:
         part = windows[windows["clock"] == clock]
@@ -121,7 +106,7 @@ def write(out: Path, meta: dict, lines: list[str]) -> None:
         for (scenario, source, backfill), row in table.iterrows():
             lines.append(f"| {scenario} | {source} | {'EASY' if backfill else 'none'} | "
                          + " | ".join(_fmt(v) for v in row) + " |")
-        lines += ["", "Ratios of medians (below 1: the first policy is better):", "", *claim_checks(table), ""]
+        lines += ["", "Policies from best to worst median:", "", *rank_lines(table), ""]
         if clock == "window":
             gains = backfilling_gains(table)
             if gains:

@@ -25,7 +25,7 @@ from pathlib import Path
 from bftune.experiments.index_collection import finish, run_collection
 from bftune.experiments.reproduce.embedded import campaigns_report
 from bftune.experiments.reproduce.study import CampaignPlan, Execution, Study, toml_list, trace
-from bftune.experiments.studies.s002 import table2
+from bftune.experiments.studies.s002 import claims, table2
 from bftune.learning.index import collect as col
 from bftune.workloads.archive import Archive
 
@@ -71,9 +71,9 @@ def report(out: Path, scale: str, archive: Archive) -> str:
         body = "## Index functions learned by regression\n\nNot collected yet (no `learn/fits/*.json`)."
     learning = (f"Collection: `bftune learn-index --source synthetic --windows {windows} --trials {trials}` "
                 "(the extra step, in `learn/`). The shipped fits (`schedulers/core/fits/`, the policies Lin, "
-                "Qdr, Cub, Qua below) come from the paper-scale collection; README, \"Index policies learned by "
-                "regression\", sets them beside the study's findings point by point.\n\n" + body.strip())
-    return learning + "\n\n" + campaigns_report(out, plan(scale))
+                "Qdr, Cub, Qua below) come from the paper-scale collection.\n\n" + body.strip())
+    evaluation = campaigns_report(out, plan(scale))
+    return "\n\n".join([learning, claims.markdown(out / "campaigns" / "index_policies"), evaluation])
 
 
 STUDY = Study(

@@ -83,7 +83,8 @@ def test_tiny_campaign_end_to_end(run_campaign_once):
     windows = pd.read_csv(out / "windows.csv")
     assert set(windows["scenario"]) == {"lublin", "archive"} and set(windows["clock"]) == {"window", "trace"}
     text = (out / "report.md").read_text()
-    assert "Median AVGbsld per window" in text and "Lin ranks" in text and "gain from backfilling" in text
+    assert "Median AVGbsld per window" in text and "from best to worst" in text and "gain from backfilling" in text
+    assert "study" not in text.lower() and "Figure" not in text  # a user's campaign: no study's claims
     assert (out / "plots" / "index_archive_easy.png").exists() and (out / "summary_index.csv").exists()
 
 
@@ -93,7 +94,7 @@ def test_report_pieces():
     table = pd.DataFrame({"FCFS": [10.0, 80.0], "SAF": [5.0, 6.0], "Lin": [6.0, 7.0], "Qdr": [9.0, 70.0]},
                          index=idx)
     assert report.backfilling_gains(table) == ["- **KTH**: FCFS x8.00, Qdr x7.78, SAF x1.20, Lin x1.17"]
-    assert report.claim_checks(table) == ["- **KTH** (archive), Lin ranks 2 of 4, Lin/SAF = 1.20, Qdr/FCFS = 0.90"]
+    assert report.rank_lines(table) == ["- **KTH** (archive): 1. SAF, 2. Lin, 3. Qdr, 4. FCFS"]
     frame = pd.DataFrame({"scenario": "lublin", "source": "s", "backfill": False, "policy": ["FCFS", "SAF"] * 3,
                           "jobs": 5, "avg_bsld": [4.0, 2.0, 6.0, 3.0, 8.0, 1.0]})
     assert report.medians(frame).loc[("lublin", "s", False)].tolist() == [6.0, 2.0]
