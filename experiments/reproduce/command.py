@@ -10,7 +10,7 @@ import time
 from datetime import datetime, timezone
 from pathlib import Path
 
-from bftune.experiments.campaign.command import EXIT_SIGTERM, Terminated, data_option, sigterm_interrupts
+from bftune.experiments.campaign.command import data_option
 from bftune.experiments.campaign.config import load_config
 from bftune.experiments.campaign.runner import format_failures, run_campaign
 from bftune.experiments.campaign.shards import Shard
@@ -129,28 +129,25 @@ def main(args: argparse.Namespace) -> int:
         f"uv run bftune reproduce {args.study} --scale {args.scale} --out {args.out}"
     out = Path(args.out)
     t0 = time.monotonic()
+    # SIGTERM and SIGHUP stop as Ctrl-C does (around every command): stored runs are kept, the same command resumes.
     try:
-        with sigterm_interrupts():
-            study = load_study(args.study)
-            for option, value in (("--only", args.only), ("--shard", args.shard)):
-                if value is not None and args.report_only:
-                    raise CampaignError(f"{option}: runs campaigns, --report-only runs none; give one of them")
-            shard = Shard.parse(args.shard) if args.shard is not None else None
-            archive = archive_of(args.data)
-            if not args.report_only:
-                if out.exists() and not out.is_dir():
-                    raise CampaignError(f"{out}: not a directory")
-                failures, notes = run_study(study, args.scale, out, archive, workers=args.workers, dask=args.dask,
-                                            progress=not args.no_progress, only=args.only, shard=shard)
-            else:  # the report finds the traces it reads itself (Archive.require)
-                failures, notes = [], []
-            path = write_report(study, args.scale, out, command, archive)
+        study = load_study(args.study)
+        for option, value in (("--only", args.only), ("--shard", args.shard)):
+            if value is not None and args.report_only:
+                raise CampaignError(f"{option}: runs campaigns, --report-only runs none; give one of them")
+        shard = Shard.parse(args.shard) if args.shard is not None else None
+        archive = archive_of(args.data)
+        if not args.report_only:
+            if out.exists() and not out.is_dir():
+                raise CampaignError(f"{out}: not a directory")
+            failures, notes = run_study(study, args.scale, out, archive, workers=args.workers, dask=args.dask,
+                                        progress=not args.no_progress, only=args.only, shard=shard)
+        else:  # the report finds the traces it reads itself (Archive.require)
+            failures, notes = [], []
+        path = write_report(study, args.scale, out, command, archive)
     except CampaignError as exc:
         print(f"bftune: error: {exc}", file=sys.stderr)
         return 2
-    except Terminated:
-        print("bftune: terminated (stored runs kept; the same command resumes)", file=sys.stderr)
-        return EXIT_SIGTERM
     for note in notes:
         print(note)
     print(f"study {study.number} ({args.scale}): report in {path} ({time.monotonic() - t0:.0f} s)")

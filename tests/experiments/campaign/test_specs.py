@@ -37,3 +37,4 @@ def test_one_trace_file_named_relatively_or_absolutely_is_one_run():
     assert trace_key(relative) == absolute  # stored runs of absolute configs keep their ids
     assert run_id(relative.replace("KTH", "CTC")) != run_id(relative)
     assert trace_key("synthetic:100:64") == "synthetic:100:64"
+    assert trace_key("lublin:5:256:2023") == "lublin:5:256:2023"  # generated: the same id from any checkout
