@@ -1,15 +1,43 @@
 """bftune: tune EASY backfilling, in Batsim or in a fast local simulator.
 
-The repository root is this package (see pyproject.toml): ``bftune.schedulers``
+The Python API (:mod:`bftune.api`) is this package's namespace::
+
+    import bftune
+    result = bftune.simulate(bftune.read_workload("KTH-SP2-1996-2.1-cln.swf.gz"), policy="SAF", threshold="40h")
+    result.summary["avg_wait"], result.jobs.head()
+
+The repository root is this package (see setup.py): ``bftune.schedulers``
 holds the decision core and both drivers, ``bftune.workloads`` the trace
 tooling, ``bftune.learning`` the learned components, ``bftune.platforms`` the
 Batsim platform generator and ``bftune.experiments`` the CLI and campaigns.
 """
 
+from __future__ import annotations
+
+from typing import Any
+
+#: The version, defined here only (pyproject.toml reads it).
 __version__ = "0.1.0"
 
-from bftune import compiled as _compiled
+from bftune import compiled as _compiled  # noqa: E402  # after __version__, which the build reads statically
 
 # Before anything imports the core: a build made by `bftune accelerate` for exactly these sources
 # replaces its modules (see bftune.compiled); without one, nothing changes.
 _compiled.install()
+
+#: The public API, imported on first use: the command line imports this package at every start, and the
+#: API needs pandas, which would cost every command (``bftune simulate`` included) its import time.
+__all__ = ["CampaignRun", "Comparison", "ConfigError", "OPTIONS", "Result", "SchedulerConfig", "Trace",
+           "WorkloadError", "compare", "policies", "read_workload", "run_campaign", "simulate", "synthetic"]
+
+
+def __getattr__(name: str) -> Any:
+    if name in __all__:
+        from bftune import api
+
+        return getattr(api, name)
+    raise AttributeError(f"module 'bftune' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *__all__])

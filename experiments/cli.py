@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 from typing import Callable
 
-from bftune import __version__
+from bftune import __version__, compiled
 from bftune.experiments import interrupts
 from bftune.experiments.accelerate import add_accelerate_parser
 from bftune.experiments.campaign.cli import add_campaign_parser
@@ -340,7 +340,8 @@ def build_parser() -> argparse.ArgumentParser:
         prog="bftune",
         description="Tune EASY backfilling: simulate locally, or run the same scheduler inside Batsim.",
     )
-    parser.add_argument("--version", action="version", version=f"bftune {__version__}")
+    core = "compiled core" if compiled.active() is not None else "interpreted core (bftune accelerate compiles it)"
+    parser.add_argument("--version", action="version", version=f"bftune {__version__}, {core}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     wl, sc = _workload_options(), _scheduler_options()
 

@@ -5,8 +5,8 @@ The layers (``LAYERS``) import each other only along the arrows of
 may use learned parts; the two drivers know the core and the workloads but
 neither the configuration nor each other (they are handed a core factory);
 the configuration is the composition root of the scheduler; experiments
-(the CLI, campaigns, studies) may use everything, and nothing below them
-uses experiments.  So a module can always be imported on its own, in a
+(the CLI, campaigns, studies) and the Python API may use everything, and
+nothing below them uses either.  So a module can always be imported on its own, in a
 fresh interpreter, and a layer can be read without the ones above it.
 """
 
@@ -28,7 +28,9 @@ def modules() -> dict[str, Path]:
     for path in sorted(REPO.rglob("*.py")):
         rel = path.relative_to(REPO)
         if SKIP & set(rel.parts) or not all(part.isidentifier() for part in rel.with_suffix("").parts):
-            continue  # hidden or scratch folders (a copy of the tree in .something/) are not modules
+            continue
+        if rel == Path("setup.py"):
+            continue  # the build's package discovery, not a module of the package (the wheel leaves it out)  # hidden or scratch folders (a copy of the tree in .something/) are not modules
         parts = list(rel.with_suffix("").parts)
         if parts[-1] == "__init__":
             parts = parts[:-1]
@@ -109,7 +111,9 @@ LAYERS = {
     "bftune.workloads": "workloads",
     "bftune.platforms": "platforms",
     "bftune.experiments": "experiments",
-    "bftune": "support",  # the package root and its helpers: files, caches, the compiled-core loader
+    "bftune.api": "python api",  # the package's public namespace: the top, beside the command line
+    "bftune": "package root",  # its __init__: the version, the compiled-core loader, the API's names
+    **{f"bftune.{name}": "support" for name in ("files", "cachedir", "compiled", "gcpause")},  # root helpers
 }
 
 #: layer -> the layers it may import (besides itself).
@@ -127,6 +131,8 @@ ALLOWED: dict[str, set[str]] = {
     "platforms": {"workloads", "support"},
     "experiments": {"core", "option kinds", "hooks", "drivers", "local driver", "batsim driver", "config", "pybatsim entry",
                     "learning", "workloads", "platforms", "support"},
+    "package root": {"support", "python api"},
+    "python api": {"experiments", "config", "option kinds", "core", "local driver", "workloads", "support"},
     "support": set(),
 }
 

@@ -1,0 +1,91 @@
+"""The Python API (``import bftune``): the same options, checks and outputs as the command line."""
+
+from __future__ import annotations
+
+import doctest
+import shutil
+import json
+import subprocess
+import sys
+
+import bftune
+import pytest
+from bftune import api
+from bftune.experiments.cli import main
+from locations import REPO
+
+SMALL = dict(jobs=600, procs=64, seed=3)
+
+
+def test_the_examples_of_the_api_docstring_run():
+    assert doctest.testmod(api, optionflags=doctest.ELLIPSIS, raise_on_error=False).failed == 0
+
+
+def test_the_namespace_is_curated_and_lazy():
+    assert sorted(bftune.__all__) == sorted(api.__all__)
+    for name in bftune.__all__:
+        assert getattr(bftune, name) is getattr(api, name)
+    with pytest.raises(AttributeError, match="no attribute 'simulat'"):
+        bftune.simulat  # noqa: B018
+    # the command line imports the package at every start: the API (pandas) is imported only when used
+    code = "import sys, bftune; print('bftune.api' in sys.modules, 'pandas' in sys.modules)"
+    assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                          cwd=REPO.parent).stdout.split() == ["False", "False"]
+
+
+def test_simulate_equals_the_command_line(tmp_path):
+    trace = bftune.synthetic(**SMALL)
+    result = bftune.simulate(trace, policy="SAF", backfill_policy="SPF", threshold="2h", seed=3)
+    assert main(["simulate", "--synthetic", "600", "--procs", "64", "--seed", "3", "--policy", "SAF", "--backfill",
+                 "SPF", "--threshold", "2h", "--out", str(tmp_path / "cli")]) == 0
+    written = result.write(tmp_path / "api")
+    assert (written / "out_jobs.csv").read_bytes() == (tmp_path / "cli" / "out_jobs.csv").read_bytes()
+    cli = json.loads((tmp_path / "cli" / "summary.json").read_text())
+    ours = json.loads((written / "summary.json").read_text())
+    for key in ("jobs", "avg_wait", "max_wait", "avg_bsld", "utilization", "config"):
+        assert ours[key] == cli[key], key
+    assert len(result.jobs) == 600 and result.jobs["waiting_time"].mean() == pytest.approx(result.summary["avg_wait"])
+    assert result.periods is None
+
+
+def test_a_selector_logs_its_periods_and_bad_options_fail_as_on_the_command_line():
+    trace = bftune.synthetic(**SMALL)
+    result = bftune.simulate(trace, selector="full", period="1d", candidates="FCFS,SPF")
+    assert list(result.periods.columns[:3]) == ["period", "start", "policy"]
+    assert set(result.periods["policy"]) <= {"FCFS", "SPF"}
+    with pytest.raises(bftune.ConfigError, match="^epsilon needs --selector$"):
+        bftune.simulate(trace, epsilon=0.2)
+    with pytest.raises(bftune.ConfigError, match="unknown option"):
+        bftune.simulate(trace, polcy="SAF")
+
+
+def test_read_workload_and_policies(tmp_path):
+    assert main(["convert", "--synthetic", "300", "--procs", "32", "--out", str(tmp_path)]) == 0
+    path = next(tmp_path.glob("*.json"))
+    trace = bftune.read_workload(path)
+    assert len(trace.jobs) == 300 and trace.max_procs == 32
+    assert bftune.simulate(path).summary["jobs"] == 300
+    with pytest.raises(bftune.WorkloadError, match="no such file"):
+        bftune.read_workload(tmp_path / "missing.swf")
+    assert bftune.policies()["SAF"] and "FCFS" in bftune.policies()
+
+
+def test_run_campaign_from_a_dict(tmp_path):
+    config = {"campaign": {"kind": "offline", "name": "api", "seed": 1},
+              "workload": {"trace": "synthetic:4500:16:3"},
+              "offline": {"policies": ["FCFS", "SPF"], "thresholds": ["none"], "weeks": 2, "splits": ["train"]}}
+    done = bftune.run_campaign(config, tmp_path / "c", workers=1)
+    assert done.ok, done.failures
+    assert done.runs == 4 and len(done.tables["runs"]) == 4 and {"EASY-FCFS-FCFS none", "EASY-SPF-SPF none"} <= set(
+        done.tables["runs"]["config"])
+
+
+@pytest.mark.batsim
+def test_compare_runs_both_backends(tmp_path):
+    if shutil.which("batsim") is None:
+        pytest.skip("needs the real batsim binary on PATH (../shared/tools/build-batsim.sh)")
+    comparison = bftune.compare(bftune.synthetic(300, procs=16, seed=2), out=tmp_path / "cmp", policy="SPF",
+                                kill_after="1h")
+    assert comparison.agree and comparison.report["jobs"] == len(comparison.local) == len(comparison.batsim)
+    assert (comparison.local["final_state"] == "COMPLETED_KILLED").any()
+    assert (tmp_path / "cmp" / "compare.json").exists()
