@@ -37,6 +37,7 @@ import shutil
 import tempfile
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import event_priority
@@ -146,13 +147,20 @@ def policies_text() -> str:
 def layers_text() -> str:
     """The layers and their arrows as ``tests/test_imports.py`` holds them (read, not imported)."""
     tree = ast.parse((ROOT / "tests" / "test_imports.py").read_text())
-    values = {}
+    values: dict[str, Any] = {}
     for node in tree.body:
-        target = node.target if isinstance(node, ast.AnnAssign) else (node.targets[0] if isinstance(node, ast.Assign) else None)
-        if isinstance(target, ast.Name) and target.id in ("LAYERS", "ALLOWED") and node.value is not None:
+        target: ast.expr
+        value: ast.expr | None
+        if isinstance(node, ast.AnnAssign):
+            target, value = node.target, node.value
+        elif isinstance(node, ast.Assign):
+            target, value = node.targets[0], node.value
+        else:
+            continue
+        if isinstance(target, ast.Name) and target.id in ("LAYERS", "ALLOWED") and value is not None:
             # evaluated, not imported (the test module needs pytest and the tests' helpers): the two
             # tables are plain expressions of literals, comprehensions and set()
-            code = compile(ast.Expression(node.value), "tests/test_imports.py", "eval")
+            code = compile(ast.Expression(value), "tests/test_imports.py", "eval")
             values[target.id] = eval(code, {"__builtins__": {"set": set}})  # noqa: S307 - the repository's own file
     if set(values) != {"LAYERS", "ALLOWED"}:
         raise PluginError("tests/test_imports.py no longer defines LAYERS and ALLOWED as literals")
@@ -299,7 +307,7 @@ def produced_summary_fields() -> frozenset[str]:
     from bftune.workloads.synthetic import generate
 
     trace = generate(900, 16, 1)  # 16 processors: a few weeks, so that the classifier retrains
-    configs = ({}, {"selector": "full", "period": "1d"}, {"selector": "noisy", "period": "1d"},
+    configs: tuple[dict[str, Any], ...] = ({}, {"selector": "full", "period": "1d"}, {"selector": "noisy", "period": "1d"},
                {"selector": "bandit", "period": "1d"}, {"selector": "random", "period": "1d"},
                {"classifier": "rf", "policy": "SAF"}, {"scheduler": "pv-easy", "predictor": "last", "fairness": True},
                {"predictor": "virtual:0.2", "backfill_policy": "SPF"}, {"kill_after": "1h"})
