@@ -35,7 +35,7 @@ holds a small marker file, :data:`MARKER`; callers name the files an older
 result of theirs may hold (``replaces``) so that results written before the
 marker existed are replaced too.
 
-Limits (see README, "Bad input"): where the platform or file system offers
+Limits (docs/reliability.md, "Outputs are complete or absent"): where the platform or file system offers
 no atomic exchange, the swap takes two renames and a crash between them
 leaves the old set under ``.NAME.old-XXXXXXXX``; the next run writing NAME
 puts it back (or drops it when NAME exists again).  Without ``fcntl``

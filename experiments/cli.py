@@ -376,7 +376,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_policies)
 
     p = sub.add_parser("options", help="list every scheduler option (command line, pybatsim -o, campaign TOML)")
-    p.add_argument("--markdown", action="store_true", help="as the README's markdown table")
+    p.add_argument("--markdown", action="store_true", help="as the markdown table of the docs' option reference")
     p.set_defaults(func=cmd_options)
 
     for name, helptext in (("batsim", "run the scheduler inside real Batsim (starts batsim and our scheduler)"),

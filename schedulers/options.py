@@ -109,7 +109,7 @@ def applies(name: str, values: dict) -> bool:
 
 
 def markdown_table() -> str:
-    """The README's option table (a test checks that the README holds exactly this)."""
+    """The option table in markdown: the docs' option reference (docs/reference/options.md) is generated from it."""
     rows = ["| option (-o / TOML) | command line | default | meaning |", "|---|---|---|---|"]
     for o in _TABLE:
         flag = f"`{o.cli}`" if o.cli else "-"

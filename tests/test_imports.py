@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 from locations import REPO
 
-SKIP = {".venv", ".git", "tests", "__pycache__", "build", "benchmarks"}  # benchmarks: scripts, not modules
+SKIP = {".venv", ".git", "tests", "__pycache__", "build", "benchmarks", "docs"}  # benchmarks, docs: scripts, not modules
 
 
 def modules() -> dict[str, Path]:

@@ -1,4 +1,4 @@
-"""The benchmark scripts keep working (their figures are printed, never asserted: see README, Performance).
+"""The benchmark scripts keep working (their figures are printed, never asserted: see docs/performance.md).
 
 They live in ``benchmarks/``, outside the package; the tests load them by path, as ``run.py`` runs them.
 """

@@ -35,7 +35,7 @@ def acceptance(out: Path, scale: str, main: pd.DataFrame | None, quality: pd.Dat
             _accept_every_policy(out, main, traces), _accept_clairvoyant(main, traces)]
     subset = ("**Quick scale: only the cells run here are checked; the acceptance is judged at paper scale.** "
               if scale != "paper" else "")
-    return ("## Acceptance (issue 11), checked on the stored runs\n\n" + subset +
+    return ("## Acceptance criteria, checked on the stored runs\n\n" + subset +
             "Tables 5-6: accuracy, precision, recall, FS/all and FL/all against the standard reading (below). "
             "Table 7: `rf` over EASY-FCFS with FCFS and SPF. Every trace x policy: `rf` over the same base policy "
             "(Section 6.1). Class-clairvoyant: its cumulative bsld against `rf`'s, every trace x policy.\n\n"
