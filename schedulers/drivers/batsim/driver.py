@@ -78,7 +78,7 @@ from __future__ import annotations
 import json
 import os
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Callable
 
@@ -159,7 +159,8 @@ class DriverStats:
     decide_seconds: float = 0.0  # the core's passes and the reply's events they make
 
     def as_dict(self) -> dict:
-        return {k: (round(v, 6) if isinstance(v, float) else v) for k, v in self.__dict__.items()}
+        # fields(), not __dict__: compiled by bftune accelerate, the class has no instance dictionary
+        return {f.name: (round(v, 6) if isinstance(v := getattr(self, f.name), float) else v) for f in fields(self)}
 
 
 @dataclass
