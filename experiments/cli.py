@@ -29,11 +29,11 @@ from bftune.schedulers.options import OPTIONS, Parser, applies, duration, intege
 from bftune.schedulers.core.durations import DurationError, parse_duration
 from bftune.schedulers.core.policies import REGISTRY, formula_of
 from bftune.workloads import limits
-from bftune.workloads.batsim_json import batsim_workload_text, read_batsim_workload
+from bftune.workloads.batsim_json import batsim_workload_text
 from bftune.workloads.errors import WorkloadError
-from bftune.workloads.cleaning import WalltimeFallback
 from bftune.workloads.model import Trace
-from bftune.workloads.swf import CLEANINGS, read_swf
+from bftune.workloads.read import read_workload
+from bftune.workloads.swf import CLEANINGS
 from bftune.workloads.swf_write import write_swf
 
 
@@ -175,32 +175,8 @@ def load_trace(args: argparse.Namespace) -> Trace:
         return generate(args.synthetic, 256 if args.procs is None else args.procs, args.seed)
     if not args.trace:
         raise UsageError("give a workload: --trace FILE or --synthetic N")
-    return read_trace(args.trace, procs=args.procs, lenient=args.lenient,
-                      walltime_from_runtime=args.walltime_from_runtime, cleaning=args.cleaning)
-
-
-def read_trace(path: str, procs: int | None = None, lenient: bool = False, walltime_from_runtime: bool = False,
-               cleaning: str = "spec") -> Trace:
-    """Read a trace by file type: SWF (plain or gzip, cleaned by ``cleaning``) or Batsim workload JSON."""
-    p = Path(path)
-    if not p.exists():
-        raise WorkloadError(f"{p}: no such file")
-    if procs is not None:
-        limits.procs(procs, "--procs")
-    fallback: WalltimeFallback = "runtime" if walltime_from_runtime else None
-    if p.suffix == ".json":
-        if cleaning != "spec":
-            raise UsageError(f"--cleaning {cleaning}: only for SWF traces (a Batsim workload is already converted)")
-        trace = read_batsim_workload(p, walltime_fallback=fallback, lenient=lenient)
-        if procs is not None and procs != trace.max_procs:
-            kept = [j for j in trace.jobs if j.procs <= procs]
-            counts = dict(trace.cleaning)
-            counts["procs_gt_machine"] = counts.get("procs_gt_machine", 0) + len(trace.jobs) - len(kept)
-            if not kept:
-                raise WorkloadError(f"{p}: no job fits on {procs} processors")
-            trace = trace.with_jobs(kept, max_procs=procs, cleaning=counts)
-        return trace
-    return read_swf(p, max_procs=procs, lenient=lenient, walltime_fallback=fallback, cleaning=cleaning)
+    return read_workload(args.trace, procs=args.procs, lenient=args.lenient,
+                         walltime_from_runtime=args.walltime_from_runtime, cleaning=args.cleaning)
 
 
 # --- commands -------------------------------------------------------------------

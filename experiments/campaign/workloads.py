@@ -22,7 +22,8 @@ from bftune.experiments.campaign.section import Section
 from bftune.experiments.campaign.specs import RunSpec
 from bftune.workloads.model import Trace
 from bftune.workloads.resample import resample, split_halves
-from bftune.workloads.swf import CLEANINGS, read_swf
+from bftune.workloads.read import read_workload
+from bftune.workloads.swf import CLEANINGS
 from bftune.workloads.synthetic import generate
 
 WEEK = 7 * 86400
@@ -99,8 +100,8 @@ def base_trace(trace: str, trace_path: str | None, procs: int | None, wff: bool,
     if trace.startswith("synthetic:"):
         nums = [int(x) for x in trace.split(":")[1:]]
         return generate(nums[0], nums[1], nums[2] if len(nums) > 2 else 1)
-    return read_swf(trace_path or trace, max_procs=procs, lenient=lenient,
-                    walltime_fallback="runtime" if wff else None, cleaning=cleaning)
+    return read_workload(trace_path or trace, procs=procs, lenient=lenient, walltime_from_runtime=wff,
+                         cleaning=cleaning)
 
 
 @lru_cache(maxsize=2)

@@ -70,14 +70,9 @@ def source_jobs(source: str, procs: int, synthetic_jobs: int, seed: int) -> tupl
         from bftune.workloads.synthetic import generate
 
         return tuple(generate(synthetic_jobs, procs, seed).jobs)
-    from bftune.workloads.swf import read_swf
+    from bftune.workloads.read import read_workload
 
-    path = Path(source)
-    if path.suffix == ".json":
-        from bftune.workloads.batsim_json import read_batsim_workload
-
-        return tuple(read_batsim_workload(path).jobs)
-    return tuple(read_swf(path).jobs)
+    return tuple(read_workload(source).jobs)
 
 
 def check_settings(s: Settings) -> None:

@@ -1,0 +1,60 @@
+"""Reading a workload file whatever its type: the one entry point of the CLI, ``compare``, campaigns and callers.
+
+A file ending in ``.json`` is a Batsim workload (:mod:`bftune.workloads.batsim_json`);
+anything else is an SWF trace, plain or gzip (told apart by its first bytes,
+:mod:`bftune.workloads.swf`), cleaned by one of
+:data:`~bftune.workloads.swf.CLEANINGS`.  Every problem is one
+:class:`~bftune.workloads.errors.WorkloadError` line naming the file.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from bftune.workloads import limits
+from bftune.workloads.batsim_json import read_batsim_workload
+from bftune.workloads.cleaning import WalltimeFallback
+from bftune.workloads.errors import WorkloadError
+from bftune.workloads.model import Trace
+from bftune.workloads.swf import CLEANINGS, read_swf
+
+#: The cleaning of an SWF trace when none is named (SPEC section 1's filter).
+DEFAULT_CLEANING = CLEANINGS[0]
+
+
+def read_workload(path: str | os.PathLike[str], *, cleaning: str | None = None, lenient: bool = False,
+                  walltime_from_runtime: bool = False, procs: int | None = None) -> Trace:
+    """The jobs of a workload file, cleaned, with their cleaning counts.
+
+    ``cleaning``: which SWF records become jobs (default ``spec``); a Batsim
+    workload is already converted, so only the default applies to it.
+    ``lenient``: skip and count malformed lines (SWF) or jobs (JSON) instead
+    of failing.  ``walltime_from_runtime``: a job without a requested time
+    gets its runtime as walltime (counted in the cleaning).  ``procs``: the
+    machine size m instead of the file's (SWF ``MaxProcs``, JSON ``nb_res``);
+    a job larger than m is dropped and counted (``procs_gt_machine``).
+    """
+    p = Path(path)
+    if not p.exists():
+        raise WorkloadError(f"{p}: no such file")
+    if cleaning is not None and cleaning not in CLEANINGS:
+        raise WorkloadError(f"{p}: cleaning must be one of {', '.join(CLEANINGS)}, not {cleaning!r}")
+    if procs is not None:
+        limits.procs(procs, "procs")
+    fallback: WalltimeFallback = "runtime" if walltime_from_runtime else None
+    if p.suffix != ".json":
+        return read_swf(p, max_procs=procs, lenient=lenient, walltime_fallback=fallback,
+                        cleaning=DEFAULT_CLEANING if cleaning is None else cleaning)
+    if cleaning not in (None, DEFAULT_CLEANING):
+        raise WorkloadError(f"{p}: cleaning {cleaning} applies to SWF traces only (a Batsim workload is already "
+                            "converted)")
+    trace = read_batsim_workload(p, walltime_fallback=fallback, lenient=lenient)
+    if procs is None or procs == trace.max_procs:
+        return trace
+    kept = [j for j in trace.jobs if j.procs <= procs]
+    if not kept:
+        raise WorkloadError(f"{p}: no job fits on {procs} processors")
+    counts = dict(trace.cleaning)
+    counts["procs_gt_machine"] = counts.get("procs_gt_machine", 0) + len(trace.jobs) - len(kept)
+    return trace.with_jobs(kept, max_procs=procs, cleaning=counts)
