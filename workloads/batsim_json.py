@@ -119,7 +119,7 @@ def is_batsim_json(path: str | os.PathLike[str]) -> bool:
             head = f.read(4096)
     except (inputs.InputError, OSError):
         return False
-    return head.lstrip(b" \t\r\n\xef\xbb\xbf")[:1] == b"{"
+    return head.lstrip(b" \t\r\n")[:1] == b"{"
 
 
 def read_batsim_workload(

@@ -23,6 +23,7 @@ from bftune.experiments.campaign.kinds.kind import SHARED_REPLAYS
 from bftune.experiments.campaign.specs import Campaign, CampaignError, RunSpec
 from bftune.experiments.campaign.store import (DirectoryLock, load_meta, open_out_dir, publish, remove_leftovers,
                                                store_result, stored_run_ids, write_meta)
+from bftune.experiments.campaign.workloads import check_sources
 from bftune.experiments.campaign.worker import execute_run, lost_run, spec_of
 from bftune.experiments.progress import Progress
 
@@ -60,11 +61,12 @@ def run_campaign(campaign: Campaign, out_dir: str | os.PathLike[str], *, workers
     out = open_out_dir(out_dir)
     with DirectoryLock(out):
         remove_leftovers(out)
-        _note_previous(out, campaign, stream)
-        write_meta(out, campaign)
         specs = list(campaign.specs if specs is None else specs)
         stored = stored_run_ids(out)
         todo = [s for s in specs if s.run_id not in stored]
+        check_sources(todo)  # a bad trace: one line now, not a failure of every run
+        _note_previous(out, campaign, stream)
+        write_meta(out, campaign)
         outcome = Outcome(total=len(specs), reused=len(specs) - len(todo), done=0, failures=[], out_dir=out,
                           wall_s=0.0, executor="")
         t0 = time.monotonic()

@@ -15,11 +15,13 @@ from __future__ import annotations
 
 from functools import lru_cache
 from pathlib import Path
+from typing import Iterable
 
 from bftune.experiments.campaign.limits import MAX_PROCS, MAX_SYNTHETIC_JOBS, PROCS_WHY
 from bftune.experiments.campaign.paths import REPO_ROOT
 from bftune.experiments.campaign.section import Section
-from bftune.experiments.campaign.specs import RunSpec
+from bftune.experiments.campaign.specs import CampaignError, RunSpec
+from bftune.workloads.errors import WorkloadError
 from bftune.workloads.model import Trace
 from bftune.workloads.resample import resample, split_halves
 from bftune.workloads.read import read_workload
@@ -102,6 +104,25 @@ def base_trace(trace: str, trace_path: str | None, procs: int | None, wff: bool,
         return generate(nums[0], nums[1], nums[2] if len(nums) > 2 else 1)
     return read_workload(trace_path or trace, procs=procs, lenient=lenient, walltime_from_runtime=wff,
                          cleaning=cleaning)
+
+
+def check_sources(specs: Iterable[RunSpec]) -> None:
+    """Read every trace file that ``specs`` need, once, before any run starts: a malformed, truncated or
+    unreadable trace is one line (:class:`CampaignError`) then, rather than the same failure of every run.
+
+    Read as the workers read them (:func:`base_trace`: SWF or Batsim JSON, cleaned), but not kept: the
+    workers are other processes; a trace read once is in the parse cache for them.
+    """
+    seen: set[tuple] = set()
+    for spec in specs:
+        key = source_key(spec)
+        if key in seen or spec.trace_path is None:  # generated (synthetic:..., the index kind's lublin:...)
+            continue
+        seen.add(key)
+        try:
+            base_trace.__wrapped__(*key)
+        except WorkloadError as exc:
+            raise CampaignError(f"{exc} (a trace of the campaign: no run started)") from None
 
 
 @lru_cache(maxsize=2)
