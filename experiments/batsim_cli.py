@@ -19,6 +19,7 @@ from bftune.experiments.batsim_run import (
     COMPARE_RESULT,
     BatsimError,
     BatsimNotFoundError,
+    BatsimPortError,
     compare_backends,
     find_batsim,
     run_batsim,
@@ -51,7 +52,7 @@ def _common(args: argparse.Namespace) -> dict:
 
 def _error(exc: Exception) -> int:
     print(f"bftune: error: {exc}", file=sys.stderr)
-    return 2 if isinstance(exc, BatsimNotFoundError) else 1
+    return 2 if isinstance(exc, (BatsimNotFoundError, BatsimPortError)) else 1
 
 
 def check_before_run(command: str, args: argparse.Namespace) -> int | None:

@@ -81,6 +81,10 @@ class BatsimRunError(BatsimError):
     pass
 
 
+class BatsimPortError(BatsimRunError):
+    """The scheduler's port cannot be bound (``--port`` in use): bad input, exit status 2."""
+
+
 # --- finding batsim ----------------------------------------------------------------------
 
 
@@ -216,7 +220,7 @@ def _run_in(out: Path, shown: Path, trace: Trace, config: SchedulerConfig, exe: 
     try:
         sock, endpoint = bind_rep(port=port)
     except BatsimConnectionError as exc:
-        raise BatsimRunError(f"{exc} (choose another --port, or leave it out to use a free one)") from None
+        raise BatsimPortError(f"{exc} (choose another --port, or leave it out to use a free one)") from None
     proc: subprocess.Popen | None = None
     watch: int | None = None
     failure: list[BaseException] = []

@@ -125,7 +125,7 @@ class Connection:
         try:
             try:
                 msg = json.loads(raw)
-            except ValueError as exc:
+            except (ValueError, RecursionError) as exc:  # RecursionError: nested too deeply
                 text = raw[:200].decode("utf-8", "replace")
                 raise ProtocolError(f"message #{self.messages} from Batsim is not valid JSON ({exc}): {text!r}") from None
             reply = driver.handle(msg)

@@ -42,9 +42,23 @@ def _get(data: dict, name: str, ctx: str, default: Any = ...) -> Any:
 
 
 def _number(value: Any, name: str, ctx: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-        raise ProtocolError(f"{_where(ctx, name)} must be a finite number, got {value!r}")
-    return float(value)
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ProtocolError(f"{_where(ctx, name)} must be a finite number, got {_short(value)}")
+    try:
+        number = float(value)  # an integer beyond float's range (10^309) raises OverflowError
+    except OverflowError:
+        number = math.inf
+    if not math.isfinite(number):
+        raise ProtocolError(f"{_where(ctx, name)} must be a finite number, got {_short(value)}")
+    return number
+
+
+def _short(value: Any) -> str:
+    """A value as a message shows it: a 400-digit integer by its first digits and its length."""
+    text = repr(value)
+    if len(text) <= 24:
+        return text
+    return f"{text[:12]}...({len(text)} {'digits' if text.isdigit() else 'characters'})"
 
 
 def _integer(value: Any, name: str, ctx: str, minimum: int | None = None) -> int:
