@@ -19,7 +19,7 @@ from bftune.experiments.accelerate import add_accelerate_parser
 from bftune.experiments.campaign.cli import add_campaign_parser
 from bftune.experiments.learn_index import add_learn_index_parser
 from bftune.files import (OutputError, atomic_write_many, check_output_dir, check_output_file, check_writable_dir,
-                          clean_leftovers, result_dir)
+                          clean_leftovers, output_path, result_dir)
 from bftune.experiments.presets import PRESETS, get_preset
 from bftune.experiments.reproduce.cli import add_reproduce_parser
 from bftune.gcpause import paused_gc
@@ -61,9 +61,29 @@ def _count(check: Callable[[int, str], int]) -> Parser:
     return parse
 
 
+def _output(value: object, where: str) -> object:
+    """``--out`` and ``--dest`` of every command: one check (``files.output_path``: not empty, no NUL)."""
+    output_path(value, where)  # type: ignore[arg-type]  # a string from argparse
+    return value
+
+
+def _dask(value: object, where: str) -> str:
+    """``--dask`` of every command that takes it: the campaigns' one parser of Dask addresses."""
+    from bftune.experiments.campaign.executors import dask_address  # the executors: only with --dask
+    from bftune.experiments.campaign.specs import CampaignError
+
+    try:
+        return dask_address(str(value), where)
+    except CampaignError as exc:
+        raise UsageError(str(exc)) from None
+
+
 #: (argument name, flag, parser) of every command-line value that is not a scheduler option; each
 #: is checked when the command starts, before any work, with the parsers the option table uses.
 ARGUMENTS: tuple[tuple[str, str, Parser], ...] = (
+    ("out", "--out", _output),
+    ("dest", "--dest", _output),
+    ("dask", "--dask", _dask),
     ("synthetic", "--synthetic", _count(limits.jobs)),
     ("jobs", "--jobs", _count(limits.jobs)),
     ("procs", "--procs", _count(limits.procs)),
