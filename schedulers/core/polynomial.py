@@ -220,10 +220,11 @@ def _read_fit(path: Path, spec: str) -> str:
         raise IndexFunctionError(f"{spec}: no such file {path}") from None
     except OSError as exc:
         raise IndexFunctionError(f"{spec}: cannot read {path} ({exc.strerror})") from None
+    if not stat.S_ISREG(os.fstat(fd).st_mode):  # checked before fdopen, which refuses a directory (OSError)
+        os.close(fd)
+        raise IndexFunctionError(f"{spec}: {path} is not a regular file (a device, a FIFO, a directory); "
+                                 "give the fit's JSON file")
     with os.fdopen(fd, "rb") as f:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise IndexFunctionError(f"{spec}: {path} is not a regular file (a device, a FIFO, a directory); "
-                                     "give the fit's JSON file")
         try:
             data = f.read(MAX_FIT_BYTES + 1)
         except OSError as exc:
