@@ -47,6 +47,21 @@ class OneLineParser(argparse.ArgumentParser):
     def error(self, message: str) -> None:  # type: ignore[override]
         self.exit(2, f"{self.prog}: error: {message} (see `{self.prog} --help`)\n")
 
+    def _print_message(self, message: str, file=None) -> None:  # type: ignore[override]
+        """argparse's, without swallowing a failed write to standard output (``--help >/dev/full``): that
+        error goes to :func:`main`, which says so in one line (exit 2); a closed pipe (``| head``) is none."""
+        if not message:
+            return
+        file = file or sys.stderr
+        if file is not sys.stdout:
+            super()._print_message(message, file)
+            return
+        try:
+            file.write(message)
+            file.flush()
+        except BrokenPipeError:
+            _silence_stdout()
+
 
 # --- values of the flags that are not scheduler options ---------------------------------------
 
@@ -304,11 +319,15 @@ def cmd_convert(args: argparse.Namespace) -> int:
         clean_leftovers(out, path.name)
     atomic_write_many(contents)
     print(f"{len(trace.jobs)} jobs, m = {trace.max_procs}")
-    dropped = {k: v for k, v in trace.cleaning.items() if v}
-    if dropped:
-        print("cleaning: " + ", ".join(f"{k}={v}" for k, v in dropped.items()))
+    if cleaning_counts(trace):
+        print(f"cleaning: {cleaning_counts(trace)}")
     print(f"wrote {wl}\nwrote {pf}")
     return 0
+
+
+def cleaning_counts(trace: Trace) -> str:
+    """What reading the workload dropped or changed, by rule (``procs_gt_machine=3, ...``); empty if nothing."""
+    return ", ".join(f"{k}={v}" for k, v in trace.cleaning.items() if v)
 
 
 def cmd_resample(args: argparse.Namespace) -> int:
@@ -322,9 +341,13 @@ def cmd_resample(args: argparse.Namespace) -> int:
     new = resample(trace, args.weeks, args.seed)
     out.parent.mkdir(parents=True, exist_ok=True)
     clean_leftovers(out.parent, out.name)
-    write_swf(new, out)
+    counts = cleaning_counts(trace)  # the jobs resampled are those the cleaning kept: say what it dropped
+    note = f"{trace.name} was cleaned ({args.cleaning}) before resampling: {counts or 'nothing dropped'}"
+    write_swf(new, out, notes=[note] if args.trace else [])
     print(f"wrote {out}: {len(new.jobs)} jobs in {args.weeks} resampled weeks"
           f"{f' of the {args.split} half' if args.split else ''} (seed {args.seed})")
+    if counts:
+        print(f"cleaning: {counts}")
     return 0
 
 
@@ -420,6 +443,10 @@ def main(argv: list[str] | None = None) -> int:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # --help, --version, or a usage error (one line, see OneLineParser)
         return exc.code if isinstance(exc.code, int) else 0
+    except OSError as exc:  # --help or --version into a full standard output
+        _silence_stdout()
+        print(f"bftune: error: {STDOUT}: {exc.strerror or exc}", file=sys.stderr)
+        return 2
     if not getattr(args, "func", None):
         parser.print_help()
         return 2
