@@ -10,8 +10,9 @@ import argparse
 import contextlib
 import os
 import sys
+import warnings
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Iterator
 
 from bftune import __version__
 from bftune.experiments import interrupts
@@ -453,7 +454,7 @@ def main(argv: list[str] | None = None) -> int:
     stdout = sys.stdout
     sys.stdout = NamedStream(stdout, STDOUT)  # type: ignore[assignment]
     try:
-        with interrupts.stopping_like_ctrl_c():  # SIGTERM and SIGHUP clean up as Ctrl-C does
+        with interrupts.stopping_like_ctrl_c(), one_line_warnings():  # SIGTERM and SIGHUP clean up as Ctrl-C does
             check_arguments(args)
             apply_preset_defaults(args)
             return int(args.func(args) or 0)
@@ -476,6 +477,25 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     finally:
         sys.stdout = stdout
+
+
+@contextlib.contextmanager
+def one_line_warnings() -> Iterator[None]:
+    """bftune's own warnings (``UnpinnedChecksumWarning``...) as one line, ``bftune: warning: ...``, rather than
+    Python's two-line format naming a source line of bftune; other libraries' warnings as they were."""
+    previous = warnings.showwarning
+
+    def show(message, category, filename, lineno, file=None, line=None) -> None:
+        if category.__module__.startswith("bftune."):
+            print(f"bftune: warning: {message}", file=sys.stderr)
+        else:
+            previous(message, category, filename, lineno, file, line)
+
+    warnings.showwarning = show
+    try:
+        yield
+    finally:
+        warnings.showwarning = previous
 
 
 #: How errors name standard output (``bftune policies >/dev/full``).

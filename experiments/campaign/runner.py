@@ -22,7 +22,7 @@ from bftune.experiments.campaign.kinds import get_kind
 from bftune.experiments.campaign.kinds.kind import SHARED_REPLAYS
 from bftune.experiments.campaign.specs import Campaign, CampaignError, RunSpec
 from bftune.experiments.campaign.store import (DirectoryLock, load_meta, open_out_dir, publish, remove_leftovers,
-                                               store_result, stored_run_ids, write_meta)
+                                               remove_outputs, store_result, stored_run_ids, write_meta)
 from bftune.experiments.campaign.workloads import check_sources
 from bftune.experiments.campaign.worker import execute_run, lost_run, spec_of
 from bftune.experiments.progress import Progress
@@ -190,6 +190,8 @@ def _note_previous(out: Path, campaign: Campaign, stream: TextIO) -> None:
     if (previous.get("name"), previous.get("kind")) != (campaign.name, campaign.kind):
         stream.write(f"note: {out} held campaign {previous.get('name')!r} ({previous.get('kind')}); its stored "
                      f"runs stay in runs/ but the tables will cover {campaign.name!r} only\n")
+    if previous.get("kind") not in (None, campaign.kind):  # none of its tables may stay beside the new kind's
+        remove_outputs(out, previous.get("kind"))
 
 
 def format_failures(failures: list[dict]) -> str:
