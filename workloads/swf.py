@@ -219,7 +219,11 @@ def _scan(blocks: Iterator[tuple[int, list[bytes]]], source: str) -> _Scan:
             else:
                 jobs.append(line)
         if jobs:
-            scan.bounds.job_lines(len(jobs), first + len(block) - 1)
+            lineno = first + len(block) - 1
+            if scan.bounds.jobs + len(jobs) > limits.MAX_JOBS:  # name the first job line over the limit
+                numbers = [n for n, line in enumerate(block, first) if line.strip() and line.lstrip()[:1] != b";"]
+                lineno = numbers[limits.MAX_JOBS - scan.bounds.jobs]
+            scan.bounds.job_lines(len(jobs), lineno)
             jobs.append(b"")
             scan.jobs.append(b"\n".join(jobs))
         if scan.utf8 and not all(map(bytes.isascii, block)):

@@ -52,6 +52,8 @@ def trace_path(t: Section, key: str, trace: str, procs: int | None = None) -> st
     if not p.is_absolute():
         p = REPO_ROOT / p
     if not p.is_file():
+        if p.exists():  # /dev/zero, a FIFO, a directory: never read
+            raise t.error(key, f"{trace!r}: not a regular file ({p})")
         raise t.error(key, f"{trace!r}: no such file ({p}; relative paths are relative to the "
                            f"repository root {REPO_ROOT})")
     return str(p.resolve())
