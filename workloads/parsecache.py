@@ -73,12 +73,12 @@ def key_of(raw: bytes) -> str:
     return key_of_digest(digest)
 
 
-def hasher() -> "hashlib._Hash":
+def hasher() -> "hashlib.blake2b":
     """A hash to feed a file's stored bytes into a chunk at a time (a large file is never held whole)."""
     return hashlib.blake2b(digest_size=16)
 
 
-def key_of_digest(digest: "hashlib._Hash") -> str:
+def key_of_digest(digest: "hashlib.blake2b") -> str:
     """The entry name of the file whose stored bytes fed ``digest`` (:func:`hasher`)."""
     return f"v{FORMAT}-{digest.hexdigest()}"
 

@@ -106,8 +106,9 @@ def test_a_parse_cache_entry_with_huge_times_is_not_used(tmp_path):
 
 
 def json_workload(**changes) -> dict:
-    doc = {"nb_res": 4, "jobs": [{"id": "1", "subtime": 0, "res": 1, "walltime": 10, "profile": "d4", "user": 1}],
-           "profiles": {"d4": {"type": "delay", "delay": 4}}}
+    doc: dict = {"nb_res": 4,
+                 "jobs": [{"id": "1", "subtime": 0, "res": 1, "walltime": 10, "profile": "d4", "user": 1}],
+                 "profiles": {"d4": {"type": "delay", "delay": 4}}}
     for where, value in changes.items():
         if where == "delay":
             doc["profiles"]["d4"]["delay"] = value
