@@ -160,12 +160,12 @@ def policy_from_dict(data: object, name: str, where: str) -> PolynomialPolicy:
             raise IndexFunctionError(f"{where}: coefficients.{feat}: the same feature as {seen[exps]!r}")
         seen[exps] = str(feat)
         if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise IndexFunctionError(f"{where}: coefficients.{feat}: expected a number, got {_short(value)}")
+            raise IndexFunctionError(f"{where}: coefficients.{feat}: expected a number, got {value!r:.40}")
         try:
             number = float(value)
         except OverflowError:  # an integer beyond float's range (10^309...)
-            raise IndexFunctionError(f"{where}: coefficients.{feat}: {_short(value)} is too large for a "
-                                     "coefficient") from None
+            raise IndexFunctionError(f"{where}: coefficients.{feat}: an integer of {len(str(value))} digits is "
+                                     "too large for a coefficient") from None
         if not math.isfinite(number):
             raise IndexFunctionError(f"{where}: coefficients.{feat}: not a finite number ({value!r})")
         terms.append((exps, number))
@@ -199,7 +199,7 @@ def load_learned(spec: str) -> PolynomialPolicy:
     text = _read_fit(path, spec)
     try:
         data = json.loads(text)
-    except ValueError as exc:  # invalid JSON, or an integer of more than 4,300 digits
+    except ValueError as exc:  # invalid JSON or UTF-8, an integer of more than 4,300 digits
         raise IndexFunctionError(f"{path}: not valid JSON: {exc}") from None
     except RecursionError:
         raise IndexFunctionError(f"{path}: not valid JSON: nested too deeply for a fit") from None
@@ -210,10 +210,11 @@ def load_learned(spec: str) -> PolynomialPolicy:
 MAX_FIT_BYTES = 1024 * 1024
 
 
-def _read_fit(path: Path, spec: str) -> str:
-    """The text of a fit file: a regular file (not /dev/zero, not a FIFO: opened without blocking and checked
-    before reading) of at most :data:`MAX_FIT_BYTES`, in UTF-8.  (The core imports no other layer, so this
-    is ``bftune.inputs.read_small_text`` again, in a few lines.)"""
+def _read_fit(path: Path, spec: str) -> bytes:
+    """The bytes of a fit file: a regular file (not /dev/zero, not a FIFO: opened without blocking and checked
+    before reading) of at most :data:`MAX_FIT_BYTES` (``json.loads`` then decodes them, and says where text
+    that is not UTF-8 goes wrong).  The core imports no other layer, so this is ``bftune.inputs.read_small``
+    again, in a few lines."""
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     except FileNotFoundError:
@@ -224,26 +225,11 @@ def _read_fit(path: Path, spec: str) -> str:
         os.close(fd)
         raise IndexFunctionError(f"{spec}: {path} is not a regular file (a device, a FIFO, a directory); "
                                  "give the fit's JSON file")
-    with os.fdopen(fd, "rb") as f:
-        try:
-            data = f.read(MAX_FIT_BYTES + 1)
-        except OSError as exc:
-            raise IndexFunctionError(f"{spec}: cannot read {path} ({exc.strerror})") from None
+    with os.fdopen(fd, "rb") as f:  # an I/O error while reading is an OSError, which the CLI names in one line
+        data = f.read(MAX_FIT_BYTES + 1)
     if len(data) > MAX_FIT_BYTES:
         raise IndexFunctionError(f"{spec}: {path} holds more than 1 MiB; a fit is a few hundred bytes of JSON")
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise IndexFunctionError(f"{path}: not UTF-8 text (byte {data[exc.start]:#04x} at offset {exc.start}); "
-                                 "a fit is JSON") from None
-
-
-def _short(value: object) -> str:
-    """A value as a message shows it: a 300-digit integer by its first digits and its length."""
-    text = repr(value)
-    if len(text) <= 24:
-        return text
-    return f"{text[:12]}...({len(text)} {'digits' if text.isdigit() else 'characters'})"
+    return data
 
 
 # The package folder, not this module's __file__: compiled (bftune accelerate), this module is a

@@ -49,6 +49,15 @@ def fake_pids(tmp_path: Path) -> list[int] | None:
     return pids if len(pids) == 2 else None
 
 
+def wait_for_batsim(proc: subprocess.Popen) -> list[int]:
+    """The pid of the real Batsim's simulation under ``proc`` (not its ``batsim --version``), once it runs."""
+    def batsim() -> list[int]:
+        return [p for p in descendants(proc.pid)
+                if command(p)[:1] and Path(command(p)[0]).name == "batsim" and "-w" in command(p)]
+
+    return wait_until(lambda: batsim() or proc.poll() is not None, START_TIMEOUT, "batsim did not start")
+
+
 def assert_group_gone(pgid: int) -> None:
     try:
         wait_until(lambda: not group_members(pgid), GONE_TIMEOUT, f"processes of Batsim's group {pgid} still alive")
@@ -90,11 +99,7 @@ def test_real_batsim_dies_with_the_launcher(tmp_path, signum):
     # 3000 jobs keep Batsim busy for seconds: it is killed in the middle of the simulation.
     proc = start(tmp_path, ["batsim", "--synthetic", "3000", "--procs", "64", "--out", str(out)], mode=None)
     try:
-        def batsim() -> list[int]:  # the simulation, not `batsim --version`
-            return [p for p in descendants(proc.pid)
-                    if command(p)[:1] and Path(command(p)[0]).name == "batsim" and "-w" in command(p)]
-
-        found = wait_until(lambda: batsim() or proc.poll() is not None, START_TIMEOUT, "batsim did not start")
+        found = wait_for_batsim(proc)
         assert proc.poll() is None, "the run ended before it could be killed"
         pgid = os.getpgid(found[0])
         proc.send_signal(signum)
@@ -126,11 +131,7 @@ def test_real_batsim_killed_by_sigkill_is_reported_as_such(tmp_path):
     out = tmp_path / "out"
     proc = start(tmp_path, ["batsim", "--synthetic", "20000", "--procs", "64", "--out", str(out)], mode=None)
     try:
-        def batsim() -> list[int]:  # the simulation, not `batsim --version`
-            return [p for p in descendants(proc.pid)
-                    if command(p)[:1] and Path(command(p)[0]).name == "batsim" and "-w" in command(p)]
-
-        found = wait_until(lambda: batsim() or proc.poll() is not None, START_TIMEOUT, "batsim did not start")
+        found = wait_for_batsim(proc)
         assert proc.poll() is None, "the run ended before Batsim could be killed"
         os.kill(found[0], signal.SIGKILL)
         proc.wait(GONE_TIMEOUT)

@@ -57,7 +57,7 @@ def fit_files(folder: Path) -> dict[str, Path]:
     return paths
 
 
-MESSAGES = {"not UTF-8": "not UTF-8 text (byte 0xe9", "a huge coefficient": "is too large for a coefficient",
+MESSAGES = {"not UTF-8": "can't decode byte 0xe9", "a huge coefficient": "digits is too large for a coefficient",
             "JSON nested too deeply": "nested too deeply"}
 
 

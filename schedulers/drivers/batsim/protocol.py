@@ -21,6 +21,8 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Iterable
 
+from bftune.workloads.limits import short
+
 
 class ProtocolError(ValueError):
     """A message that is not valid Batsim protocol, or not expected at this point."""
@@ -43,22 +45,14 @@ def _get(data: dict, name: str, ctx: str, default: Any = ...) -> Any:
 
 def _number(value: Any, name: str, ctx: str) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise ProtocolError(f"{_where(ctx, name)} must be a finite number, got {_short(value)}")
+        raise ProtocolError(f"{_where(ctx, name)} must be a finite number, got {short(repr(value))}")
     try:
         number = float(value)  # an integer beyond float's range (10^309) raises OverflowError
     except OverflowError:
         number = math.inf
     if not math.isfinite(number):
-        raise ProtocolError(f"{_where(ctx, name)} must be a finite number, got {_short(value)}")
+        raise ProtocolError(f"{_where(ctx, name)} must be a finite number, got {short(repr(value))}")
     return number
-
-
-def _short(value: Any) -> str:
-    """A value as a message shows it: a 400-digit integer by its first digits and its length."""
-    text = repr(value)
-    if len(text) <= 24:
-        return text
-    return f"{text[:12]}...({len(text)} {'digits' if text.isdigit() else 'characters'})"
 
 
 def _integer(value: Any, name: str, ctx: str, minimum: int | None = None) -> int:
