@@ -19,6 +19,8 @@ from bftune.experiments.batsim_run import (
     COMPARE_RESULT,
     BatsimError,
     BatsimNotFoundError,
+    BatsimPortError,
+    BatsimVersionError,
     compare_backends,
     find_batsim,
     run_batsim,
@@ -51,7 +53,8 @@ def _common(args: argparse.Namespace) -> dict:
 
 def _error(exc: Exception) -> int:
     print(f"bftune: error: {exc}", file=sys.stderr)
-    return 2 if isinstance(exc, BatsimNotFoundError) else 1
+    # bad input (exit 2): no batsim there, a program that is not Batsim 4.x, a port in use
+    return 2 if isinstance(exc, (BatsimNotFoundError, BatsimVersionError, BatsimPortError)) else 1
 
 
 def check_before_run(command: str, args: argparse.Namespace) -> int | None:

@@ -52,7 +52,7 @@ import threading
 import time
 from pathlib import Path
 
-from bftune.experiments.children import start_guarded, stop_group
+from bftune.experiments.children import how_it_ended, start_guarded, stop_group
 from bftune.experiments.compare import diff_out_jobs
 from bftune.experiments.local_run import run_local, workload_info
 from bftune.experiments.progress import Progress
@@ -87,6 +87,10 @@ class BatsimVersionError(BatsimError):
 
 class BatsimRunError(BatsimError):
     pass
+
+
+class BatsimPortError(BatsimRunError):
+    """The scheduler's port cannot be bound (``--port`` in use): bad input, exit status 2."""
 
 
 # --- finding batsim ----------------------------------------------------------------------
@@ -228,14 +232,14 @@ def _run_in(out: Path, shown: Path, trace: Trace, config: SchedulerConfig, exe: 
     except BatsimConnectionError as exc:
         if sockets is not None:
             shutil.rmtree(sockets, ignore_errors=True)
-        raise BatsimRunError(f"{exc} (choose another --port, or leave it out to use an IPC socket)") from None
+        raise BatsimPortError(f"{exc} (choose another --port, or leave it out to use an IPC socket)") from None
     proc: subprocess.Popen | None = None
     watch: int | None = None
     failure: list[BaseException] = []
 
     def batsim_gone() -> str | None:
         if proc is not None and proc.poll() is not None and not driver.finished:
-            return (f"batsim exited with code {proc.returncode} before the end of the simulation "
+            return (f"batsim {how_it_ended(proc.returncode)} before the end of the simulation "
                     f"(last message at t={driver.now:g})")
         return None
 
@@ -282,7 +286,7 @@ def _run_in(out: Path, shown: Path, trace: Trace, config: SchedulerConfig, exe: 
             wall = time.perf_counter() - t0
             _show_progress(display, driver, force=True)
             if proc.returncode != 0:
-                raise BatsimRunError(f"batsim exited with code {proc.returncode} after the simulation. "
+                raise BatsimRunError(f"batsim {how_it_ended(proc.returncode)} after the simulation. "
                                      f"Log {log_shown}:\n{_tail(log_path)}")
     except BaseException:
         if proc is not None:

@@ -10,8 +10,9 @@ import argparse
 import contextlib
 import os
 import sys
+import warnings
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Iterator
 
 from bftune import __version__, compiled
 from bftune.experiments import interrupts
@@ -19,7 +20,7 @@ from bftune.experiments.accelerate import add_accelerate_parser
 from bftune.experiments.campaign.cli import add_campaign_parser
 from bftune.experiments.learn_index import add_learn_index_parser
 from bftune.files import (OutputError, atomic_write_many, check_output_dir, check_output_file, check_writable_dir,
-                          clean_leftovers, result_dir)
+                          clean_leftovers, output_path, result_dir)
 from bftune.experiments.presets import PRESETS, get_preset
 from bftune.experiments.reproduce.cli import add_reproduce_parser
 from bftune.gcpause import paused_gc
@@ -47,6 +48,21 @@ class OneLineParser(argparse.ArgumentParser):
     def error(self, message: str) -> None:  # type: ignore[override]
         self.exit(2, f"{self.prog}: error: {message} (see `{self.prog} --help`)\n")
 
+    def _print_message(self, message: str, file=None) -> None:  # type: ignore[override]
+        """argparse's, without swallowing a failed write to standard output (``--help >/dev/full``): that
+        error goes to :func:`main`, which says so in one line (exit 2); a closed pipe (``| head``) is none."""
+        if not message:
+            return
+        file = file or sys.stderr
+        if file is not sys.stdout:
+            super()._print_message(message, file)
+            return
+        try:
+            file.write(message)
+            file.flush()
+        except BrokenPipeError:
+            _silence_stdout()
+
 
 # --- values of the flags that are not scheduler options ---------------------------------------
 
@@ -61,9 +77,29 @@ def _count(check: Callable[[int, str], int]) -> Parser:
     return parse
 
 
+def _output(value: object, where: str) -> object:
+    """``--out`` and ``--dest`` of every command: one check (``files.output_path``: not empty, no NUL)."""
+    output_path(value, where)  # type: ignore[arg-type]  # a string from argparse
+    return value
+
+
+def _dask(value: object, where: str) -> str:
+    """``--dask`` of every command that takes it: the campaigns' one parser of Dask addresses."""
+    from bftune.experiments.campaign.executors import dask_address  # the executors: only with --dask
+    from bftune.experiments.campaign.specs import CampaignError
+
+    try:
+        return dask_address(str(value), where)
+    except CampaignError as exc:
+        raise UsageError(str(exc)) from None
+
+
 #: (argument name, flag, parser) of every command-line value that is not a scheduler option; each
 #: is checked when the command starts, before any work, with the parsers the option table uses.
 ARGUMENTS: tuple[tuple[str, str, Parser], ...] = (
+    ("out", "--out", _output),
+    ("dest", "--dest", _output),
+    ("dask", "--dask", _dask),
     ("synthetic", "--synthetic", _count(limits.jobs)),
     ("jobs", "--jobs", _count(limits.jobs)),
     ("procs", "--procs", _count(limits.procs)),
@@ -284,11 +320,15 @@ def cmd_convert(args: argparse.Namespace) -> int:
         clean_leftovers(out, path.name)
     atomic_write_many(contents)
     print(f"{len(trace.jobs)} jobs, m = {trace.max_procs}")
-    dropped = {k: v for k, v in trace.cleaning.items() if v}
-    if dropped:
-        print("cleaning: " + ", ".join(f"{k}={v}" for k, v in dropped.items()))
+    if cleaning_counts(trace):
+        print(f"cleaning: {cleaning_counts(trace)}")
     print(f"wrote {wl}\nwrote {pf}")
     return 0
+
+
+def cleaning_counts(trace: Trace) -> str:
+    """What reading the workload dropped or changed, by rule (``procs_gt_machine=3, ...``); empty if nothing."""
+    return ", ".join(f"{k}={v}" for k, v in trace.cleaning.items() if v)
 
 
 def cmd_resample(args: argparse.Namespace) -> int:
@@ -302,9 +342,13 @@ def cmd_resample(args: argparse.Namespace) -> int:
     new = resample(trace, args.weeks, args.seed)
     out.parent.mkdir(parents=True, exist_ok=True)
     clean_leftovers(out.parent, out.name)
-    write_swf(new, out)
+    counts = cleaning_counts(trace)  # the jobs resampled are those the cleaning kept: say what it dropped
+    note = f"{trace.name} was cleaned ({args.cleaning}) before resampling: {counts or 'nothing dropped'}"
+    write_swf(new, out, notes=[note] if args.trace else [])
     print(f"wrote {out}: {len(new.jobs)} jobs in {args.weeks} resampled weeks"
           f"{f' of the {args.split} half' if args.split else ''} (seed {args.seed})")
+    if counts:
+        print(f"cleaning: {counts}")
     return 0
 
 
@@ -401,13 +445,17 @@ def main(argv: list[str] | None = None) -> int:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # --help, --version, or a usage error (one line, see OneLineParser)
         return exc.code if isinstance(exc.code, int) else 0
+    except OSError as exc:  # --help or --version into a full standard output
+        _silence_stdout()
+        print(f"bftune: error: {STDOUT}: {exc.strerror or exc}", file=sys.stderr)
+        return 2
     if not getattr(args, "func", None):
         parser.print_help()
         return 2
     stdout = sys.stdout
     sys.stdout = NamedStream(stdout, STDOUT)  # type: ignore[assignment]
     try:
-        with interrupts.stopping_like_ctrl_c():  # SIGTERM and SIGHUP clean up as Ctrl-C does
+        with interrupts.stopping_like_ctrl_c(), one_line_warnings():  # SIGTERM and SIGHUP clean up as Ctrl-C does
             check_arguments(args)
             apply_preset_defaults(args)
             return int(args.func(args) or 0)
@@ -430,6 +478,25 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     finally:
         sys.stdout = stdout
+
+
+@contextlib.contextmanager
+def one_line_warnings() -> Iterator[None]:
+    """bftune's own warnings (``UnpinnedChecksumWarning``...) as one line, ``bftune: warning: ...``, rather than
+    Python's two-line format naming a source line of bftune; other libraries' warnings as they were."""
+    previous = warnings.showwarning
+
+    def show(message, category, filename, lineno, file=None, line=None) -> None:
+        if category.__module__.startswith("bftune."):
+            print(f"bftune: warning: {message}", file=sys.stderr)
+        else:
+            previous(message, category, filename, lineno, file, line)
+
+    warnings.showwarning = show
+    try:
+        yield
+    finally:
+        warnings.showwarning = previous
 
 
 #: How errors name standard output (``bftune policies >/dev/full``).

@@ -1,8 +1,9 @@
 """Reading a workload file whatever its type: the one entry point of the CLI, ``compare``, campaigns and callers.
 
-A file ending in ``.json`` is a Batsim workload (:mod:`bftune.workloads.batsim_json`);
-anything else is an SWF trace, plain or gzip (told apart by its first bytes,
-:mod:`bftune.workloads.swf`), cleaned by one of
+A file ending in ``.json``, or whose content is JSON whatever its name
+(:func:`~bftune.workloads.batsim_json.is_batsim_json`), is a Batsim workload
+(:mod:`bftune.workloads.batsim_json`); anything else is an SWF trace, plain
+or gzip (told apart by its first bytes, :mod:`bftune.workloads.swf`), cleaned by one of
 :data:`~bftune.workloads.swf.CLEANINGS`.  Every problem is one
 :class:`~bftune.workloads.errors.WorkloadError` line naming the file.
 """
@@ -13,7 +14,7 @@ import os
 from pathlib import Path
 
 from bftune.workloads import limits
-from bftune.workloads.batsim_json import read_batsim_workload
+from bftune.workloads.batsim_json import is_batsim_json, read_batsim_workload
 from bftune.workloads.cleaning import WalltimeFallback
 from bftune.workloads.errors import WorkloadError
 from bftune.workloads.model import Trace
@@ -43,7 +44,7 @@ def read_workload(path: str | os.PathLike[str], *, cleaning: str | None = None, 
     if procs is not None:
         limits.procs(procs, "procs")
     fallback: WalltimeFallback = "runtime" if walltime_from_runtime else None
-    if p.suffix != ".json":
+    if p.suffix != ".json" and not is_batsim_json(p):
         return read_swf(p, max_procs=procs, lenient=lenient, walltime_fallback=fallback,
                         cleaning=DEFAULT_CLEANING if cleaning is None else cleaning)
     if cleaning not in (None, DEFAULT_CLEANING):

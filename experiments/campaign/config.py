@@ -12,12 +12,14 @@ import os
 import tomllib
 from pathlib import Path
 
+from bftune import inputs
 from bftune.experiments.campaign.kinds import KINDS, get_kind
 from bftune.experiments.campaign.limits import MAX_RUNS, MAX_SEED
 from bftune.experiments.campaign.section import Section
 from bftune.experiments.campaign.specs import Campaign, CampaignError
 from bftune.experiments.campaign.workloads import cleaning_key, resolve_archive, workload_section
 from bftune.workloads.archive import Archive
+from bftune.workloads.limits import MAX_SMALL_FILE_BYTES
 
 WORKLOAD_KEYS = ("trace", "procs", "walltime_from_runtime", "lenient", "cleaning")
 
@@ -26,15 +28,12 @@ def load_config(path: str | os.PathLike[str], archive: Archive | None = None) ->
     """Read and validate a campaign TOML file into its list of runs (``archive``: where ``archive:NAME`` traces
     are; None: the data-directory setting, :mod:`bftune.workloads.archive`)."""
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise CampaignError(f"{path}: no such campaign config") from None
-    except UnicodeDecodeError as exc:
-        raise CampaignError(f"{path}: not a campaign config: not UTF-8 text (byte {exc.object[exc.start]:#04x} "
-                            f"at offset {exc.start}); give a TOML file") from None
-    except OSError as exc:
-        raise CampaignError(f"{path}: cannot read it ({exc.strerror})") from None
+    if not os.path.lexists(path):
+        raise CampaignError(f"{path}: no such campaign config")
+    try:  # a regular file of at most 1 MiB (not /dev/zero, a FIFO...): bftune.inputs
+        text = inputs.read_small_text(path, MAX_SMALL_FILE_BYTES, "a campaign config")
+    except inputs.InputError as exc:
+        raise CampaignError(f"{exc}; give a TOML file") from None
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:

@@ -17,11 +17,12 @@ from __future__ import annotations
 
 from functools import lru_cache
 from pathlib import Path
+from typing import Iterable
 
 from bftune.experiments.campaign.limits import MAX_PROCS, MAX_SYNTHETIC_JOBS, PROCS_WHY
 from bftune.experiments.campaign.paths import REPO_ROOT
 from bftune.experiments.campaign.section import Section
-from bftune.experiments.campaign.specs import RunSpec
+from bftune.experiments.campaign.specs import CampaignError, RunSpec
 from bftune.workloads.archive import PREFIX, Archive, data_dir
 from bftune.workloads.errors import WorkloadError
 from bftune.workloads.model import Trace
@@ -75,6 +76,8 @@ def trace_path(t: Section, key: str, trace: str, procs: int | None = None) -> st
     if not p.is_absolute():
         p = REPO_ROOT / p
     if not p.is_file():
+        if p.exists():  # /dev/zero, a FIFO, a directory: never read
+            raise t.error(key, f"{trace!r}: not a regular file ({p})")
         raise t.error(key, f"{trace!r}: no such file ({p}; relative paths are relative to the "
                            f"repository root {REPO_ROOT})")
     return str(p.resolve())
@@ -127,6 +130,26 @@ def base_trace(trace: str, trace_path: str | None, procs: int | None, wff: bool,
         return generate(nums[0], nums[1], nums[2] if len(nums) > 2 else 1)
     return read_workload(trace_path or trace, procs=procs, lenient=lenient, walltime_from_runtime=wff,
                          cleaning=cleaning)
+
+
+
+def check_sources(specs: Iterable[RunSpec]) -> None:
+    """Read every trace file that ``specs`` need, once, before any run starts: a malformed, truncated or
+    unreadable trace is one line (:class:`CampaignError`) then, rather than the same failure of every run.
+
+    Read as the workers read them (:func:`base_trace`: SWF or Batsim JSON, cleaned), but not kept: the
+    workers are other processes; a trace read once is in the parse cache for them.
+    """
+    seen: set[tuple] = set()
+    for spec in specs:
+        key = source_key(spec)
+        if key in seen or spec.trace_path is None:  # generated (synthetic:..., the index kind's lublin:...)
+            continue
+        seen.add(key)
+        try:
+            base_trace.__wrapped__(*key)
+        except WorkloadError as exc:
+            raise CampaignError(f"{exc} (a trace of the campaign: no run started)") from None
 
 
 @lru_cache(maxsize=2)

@@ -134,7 +134,7 @@ class Connection:
         try:
             try:
                 msg = orjson.loads(raw)
-            except ValueError as exc:
+            except (ValueError, RecursionError) as exc:  # orjson: integers beyond 64 bits, nesting too deep
                 text = raw[:200].decode("utf-8", "replace")
                 raise ProtocolError(f"message #{self.messages} from Batsim is not valid JSON ({exc}): {text!r}") from None
             t1 = time.perf_counter()
