@@ -17,6 +17,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import fake_batsim
 import pytest
 from bftune import compiled
 from processes import command, descendants, group_members, wait_until
@@ -338,3 +339,21 @@ def test_a_build_that_fails_its_check_is_never_installed(tmp_path, monkeypatch):
     with pytest.raises(accelerate.AccelerateError, match="self-check a configuration that cannot run"):
         accelerate.build(log=ignore)
     assert not (tmp_path / "cache" / "compiled").exists()
+
+
+@needs_build_tools
+def test_the_compiled_batsim_driver_serves_a_whole_run(real_build, tmp_path):
+    """``bftune batsim`` on the compiled core (the driver is compiled too) writes what the interpreted one writes,
+    kills and reruns included: against the Batsim stand-in, so that no real Batsim is needed."""
+    cache, _ = copy_of(real_build[0], tmp_path / "cache")
+    fake = fake_batsim.write_executable(tmp_path / "bin")
+    outs = []
+    for core in ("interpreted", "auto"):
+        out = tmp_path / f"batsim-{core}"
+        subprocess.run(CLI + ["batsim", "--synthetic", "400", "--procs", "16", "--seed", "3", "--kill-after", "30m",
+                              "--batsim", str(fake), "--out", str(out)],
+                       env={**os.environ, "BFTUNE_CACHE_DIR": str(cache), compiled.SWITCH: core}, check=True,
+                       capture_output=True)
+        outs.append((out / "out_jobs.csv").read_bytes())
+        assert json.loads((out / "summary.json").read_text())["batsim"]["driver"]["killed"] > 0
+    assert outs[0] == outs[1]

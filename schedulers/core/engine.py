@@ -70,7 +70,11 @@ class Hook:
     ``may_kill``: whether this hook may kill (and requeue) running jobs; a
     configuration whose hooks or algorithm may kill needs a backend that can
     requeue (Batsim's dynamic jobs).  ``kill_reason`` names the option that
-    makes it kill, for that error message.
+    makes it kill, for that error message.  A hook sets both on the
+    *instance* (in its ``__init__``): compiled by ``bftune accelerate``, the
+    core reads them from the instance, where a subclass's class attribute
+    would not be seen (``bftune batsim --kill-after`` once started Batsim
+    without the dynamic-job flags on the compiled core that way).
     """
 
     may_kill = False
