@@ -79,9 +79,7 @@ def cmd_batsim(trace: Trace, config: SchedulerConfig, args: argparse.Namespace) 
     except BatsimError as exc:
         return _error(exc)
     print(format_summary(summary))
-    share = summary.get("scheduler_share")
-    if share is not None:
-        print(f"{'scheduler share':<22}{share:.1%} of {summary['simulation_seconds']:.1f} s wall time")
+    _share(summary, f"{'scheduler share':<22}{{:.1%}} of {summary['simulation_seconds']:.1f} s wall time")
     for warning in summary.get("warnings", []):
         print(f"warning: {warning}", file=sys.stderr)
     print(f"\nwrote Batsim's outputs and summary.json in {out}")
@@ -96,8 +94,13 @@ def cmd_compare(trace: Trace, config: SchedulerConfig, args: argparse.Namespace)
     except BatsimError as exc:
         return _error(exc)
     print(format_report(report))
-    share = report.get("scheduler_share")
-    if share is not None:
-        print(f"scheduler share of Batsim's run: {share:.1%}")
+    _share(report, "scheduler share of Batsim's run: {:.1%}")
     print(f"\nwrote {out / 'local'}, {out / 'batsim'} and {out / 'compare.json'}")
     return 0 if report["mismatches"] == 0 else 1
+
+
+def _share(result: dict, line: str) -> None:
+    """The share of Batsim's wall time spent in our scheduler, when the run measured it."""
+    share = result.get("scheduler_share")
+    if share is not None:
+        print(line.format(share))
