@@ -163,12 +163,12 @@ def main(args: argparse.Namespace) -> int:
     try:
         with contextlib.ExitStack() as held:
             study = load_study(args.study)
-            held.enter_context(reproduction_dir(out, args.report_only))  # locked, as a campaign's directory
             for option, value in (("--only", args.only), ("--shard", args.shard)):
                 if value is not None and args.report_only:
                     raise CampaignError(f"{option}: runs campaigns, --report-only runs none; give one of them")
             shard = Shard.parse(args.shard) if args.shard is not None else None
-            archive = archive_of(args.data)
+            archive = archive_of(args.data)  # checked before the directory is made
+            held.enter_context(reproduction_dir(out, args.report_only))  # locked, as a campaign's directory
             if not args.report_only:
                 failures, notes = run_study(study, args.scale, out, archive, workers=args.workers, dask=args.dask,
                                             progress=not args.no_progress, only=args.only, shard=shard)
