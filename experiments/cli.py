@@ -33,8 +33,9 @@ from bftune.workloads.batsim_json import batsim_workload_text, read_batsim_workl
 from bftune.workloads.errors import WorkloadError
 from bftune.workloads.cleaning import WalltimeFallback
 from bftune.workloads.model import Trace
+from bftune.workloads.slurm import is_slurm_dump, read_slurm
 from bftune.workloads.swf import CLEANINGS, read_swf
-from bftune.workloads.swf_write import write_swf
+from bftune.workloads.swf_write import swf_text, write_swf
 
 
 class UsageError(ValueError):
@@ -89,7 +90,8 @@ def _workload_options() -> OneLineParser:
     p = OneLineParser(add_help=False)
     g = p.add_argument_group("workload")
     src = g.add_mutually_exclusive_group()
-    src.add_argument("--trace", help="SWF trace (.swf or .swf.gz) or Batsim workload JSON")
+    src.add_argument("--trace", help="SWF trace (.swf or .swf.gz), Batsim workload JSON, or Slurm accounting "
+                                     "(sacct --allusers --parsable2 output, header included; told by its content)")
     src.add_argument("--synthetic", metavar="N", help="generate N jobs of the embedded synthetic model")
     g.add_argument("--procs", metavar="M", help="machine size m (default: the trace's MaxProcs; 256 for --synthetic)")
     g.add_argument("--seed", metavar="N", default=1,
@@ -102,6 +104,9 @@ def _workload_options() -> OneLineParser:
                         "that ran; overruns end at their walltime), batsim-converter (Batsim's converter: "
                         "allocated procs, walltime max(request, 2 x runtime)) or ran (every job that ran, as "
                         "recorded: the PV-EASY study's job sets); see bftune.workloads.swf")
+    g.add_argument("--timezone", metavar="ZONE",
+                   help="the zone a Slurm dump's local times are in (the cluster's, e.g. Europe/Stockholm: "
+                        "daylight-saving changes read right); default UTC")
     g.add_argument("--preset", choices=tuple(PRESETS), default=None,
                    help="a study's defaults for --cleaning, the classifier options and --tau (explicit flags win): "
                         + "; ".join(f"{p.name}: {p.summary}" for p in PRESETS.values()))
@@ -176,18 +181,31 @@ def load_trace(args: argparse.Namespace) -> Trace:
     if not args.trace:
         raise UsageError("give a workload: --trace FILE or --synthetic N")
     return read_trace(args.trace, procs=args.procs, lenient=args.lenient,
-                      walltime_from_runtime=args.walltime_from_runtime, cleaning=args.cleaning)
+                      walltime_from_runtime=args.walltime_from_runtime, cleaning=args.cleaning,
+                      timezone=getattr(args, "timezone", None))
+
+
+def _say(line: str) -> None:
+    """A note of a reader (one line, on standard error)."""
+    print(line, file=sys.stderr)
 
 
 def read_trace(path: str, procs: int | None = None, lenient: bool = False, walltime_from_runtime: bool = False,
-               cleaning: str = "spec") -> Trace:
-    """Read a trace by file type: SWF (plain or gzip, cleaned by ``cleaning``) or Batsim workload JSON."""
+               cleaning: str = "spec", timezone: str | None = None) -> Trace:
+    """Read a trace by content and file type: Slurm accounting, SWF (plain or gzip, cleaned by ``cleaning``)
+    or Batsim workload JSON."""
     p = Path(path)
     if not p.exists():
         raise WorkloadError(f"{p}: no such file")
     if procs is not None:
         limits.procs(procs, "--procs")
     fallback: WalltimeFallback = "runtime" if walltime_from_runtime else None
+    if is_slurm_dump(p):
+        return read_slurm(p, procs=procs, timezone=timezone, lenient=lenient, walltime_fallback=fallback,
+                          cleaning=cleaning, inform=_say)
+    if timezone is not None:
+        raise UsageError(f"--timezone: only for Slurm accounting dumps ({p} is not one: an SWF trace or a Batsim "
+                         "workload carries its own clock)")
     if p.suffix == ".json":
         if cleaning != "spec":
             raise UsageError(f"--cleaning {cleaning}: only for SWF traces (a Batsim workload is already converted)")
@@ -306,12 +324,14 @@ def cmd_convert(args: argparse.Namespace) -> int:
     out.mkdir(parents=True, exist_ok=True)
     for path in contents:
         clean_leftovers(out, path.name)
+    if args.trace and is_slurm_dump(args.trace):  # the jobs as an archive SWF file too, header fields included
+        contents[out / f"{trace.name}.swf"] = swf_text(trace).encode()
     atomic_write_many(contents)
     print(f"{len(trace.jobs)} jobs, m = {trace.max_procs}")
     dropped = {k: v for k, v in trace.cleaning.items() if v}
     if dropped:
         print("cleaning: " + ", ".join(f"{k}={v}" for k, v in dropped.items()))
-    print(f"wrote {wl}\nwrote {pf}")
+    print("\n".join(f"wrote {path}" for path in contents))
     return 0
 
 

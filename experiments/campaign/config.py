@@ -8,6 +8,7 @@ section and the key (:class:`Section`).
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import tomllib
 from pathlib import Path
@@ -18,7 +19,7 @@ from bftune.experiments.campaign.section import Section
 from bftune.experiments.campaign.specs import Campaign, CampaignError
 from bftune.experiments.campaign.workloads import cleaning_key, workload_section
 
-WORKLOAD_KEYS = ("trace", "procs", "walltime_from_runtime", "lenient", "cleaning")
+WORKLOAD_KEYS = ("trace", "procs", "walltime_from_runtime", "lenient", "cleaning", "timezone")
 
 
 def load_config(path: str | os.PathLike[str]) -> Campaign:
@@ -67,6 +68,8 @@ def campaign_from_dict(data: dict, source: str = "<config>", text: str = "") -> 
         workload = {"walltime_from_runtime": wl.boolean("walltime_from_runtime", False),
                     "lenient": wl.boolean("lenient", False), "cleaning": cleaning_key(wl, None)}
     plan = kind.expand(Section(source, kind.name, data.get(kind.name, {}), kind.keys), workload, seed, tau)
+    if workload.get("timezone") is not None:  # a Slurm dump's zone: every run reads the trace in it
+        plan.specs = [dataclasses.replace(s, timezone=workload["timezone"], run_id="") for s in plan.specs]
     if len(plan.specs) > MAX_RUNS:
         raise CampaignError(f"{source}: [{kind.name}]: {len(plan.specs):,} runs: at most {MAX_RUNS:,} in one "
                             "campaign (split it into several)")

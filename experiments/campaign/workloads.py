@@ -22,6 +22,8 @@ from bftune.experiments.campaign.section import Section
 from bftune.experiments.campaign.specs import RunSpec
 from bftune.workloads.model import Trace
 from bftune.workloads.resample import resample, split_halves
+from bftune.workloads.errors import WorkloadError
+from bftune.workloads.slurm import check_timezone, is_slurm_dump, read_slurm
 from bftune.workloads.swf import CLEANINGS, read_swf
 from bftune.workloads.synthetic import generate
 
@@ -75,8 +77,16 @@ def workload_section(t: Section) -> dict:
     path = trace_path(t, "trace", trace, procs)
     if path is None and cleaning != CLEANINGS[0]:
         raise t.error("cleaning", "a synthetic trace has no SWF records to clean: drop cleaning")
+    timezone = t.string("timezone") if "timezone" in t.data else None
+    if timezone is not None and (path is None or not is_slurm_dump(path)):
+        raise t.error("timezone", "only for a Slurm accounting dump (SWF traces carry their own clock)")
+    if timezone is not None:
+        try:
+            check_timezone(timezone)
+        except WorkloadError as exc:
+            raise t.error("timezone", str(exc)) from None
     return {"trace": trace, "trace_path": path, "procs": procs, "walltime_from_runtime": wff,
-            "lenient": lenient, "cleaning": cleaning}
+            "lenient": lenient, "cleaning": cleaning, **({"timezone": timezone} if timezone else {})}
 
 
 def cleaning_key(t: Section, default: str | None) -> str | None:
@@ -89,16 +99,20 @@ def cleaning_key(t: Section, default: str | None) -> str | None:
 
 def source_key(spec: RunSpec) -> tuple:
     """What identifies a run's source trace (the cache key of :func:`base_trace`)."""
-    return (spec.trace, spec.trace_path, spec.procs, spec.walltime_from_runtime, spec.lenient, spec.cleaning)
+    return (spec.trace, spec.trace_path, spec.procs, spec.walltime_from_runtime, spec.lenient, spec.cleaning,
+            spec.timezone)
 
 
 @lru_cache(maxsize=2)
 def base_trace(trace: str, trace_path: str | None, procs: int | None, wff: bool, lenient: bool,
-               cleaning: str = "spec") -> Trace:
+               cleaning: str = "spec", timezone: str | None = None) -> Trace:
     """The source trace, read (and cleaned) or generated once per worker process."""
     if trace.startswith("synthetic:"):
         nums = [int(x) for x in trace.split(":")[1:]]
         return generate(nums[0], nums[1], nums[2] if len(nums) > 2 else 1)
+    if is_slurm_dump(trace_path or trace):
+        return read_slurm(trace_path or trace, procs=procs, timezone=timezone, lenient=lenient,
+                          walltime_fallback="runtime" if wff else None, cleaning=cleaning)
     return read_swf(trace_path or trace, max_procs=procs, lenient=lenient,
                     walltime_fallback="runtime" if wff else None, cleaning=cleaning)
 
