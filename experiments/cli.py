@@ -22,6 +22,7 @@ from bftune.files import (OutputError, atomic_write_many, check_output_dir, chec
                           clean_leftovers, result_dir)
 from bftune.experiments.presets import PRESETS, get_preset
 from bftune.experiments.reproduce.cli import add_reproduce_parser
+from bftune.experiments.tune.cli import add_tune_parser
 from bftune.gcpause import paused_gc
 from bftune.heap import fix_mmap_threshold
 from bftune.schedulers.config import ConfigError, SchedulerConfig
@@ -434,6 +435,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_campaign_parser(sub)
     add_learn_index_parser(sub)
     add_reproduce_parser(sub)
+    add_tune_parser(sub, wl)
     add_accelerate_parser(sub)
     return parser
 

@@ -14,8 +14,9 @@ by default), Start = Submit + wait, End = Start + runtime, Elapsed = runtime,
 Timelimit = requested time (``00:00:00`` where the SWF has none, which reads as 0,
 as dropped as the SWF's -1), NCPUS = allocated processors, ReqCPUS = requested
 processors (empty when unknown), State from the status (1 COMPLETED, 5 CANCELLED,
-else FAILED), User/Group/Partition/QOS as names.  A record with an unknown wait or
-runtime (-1: the job never ran) becomes a job cancelled in the queue (Start None).
+else FAILED), User/Group/Partition/QOS as names.  A record with an unknown runtime
+(-1: the job never ran) becomes a job cancelled in the queue (Start None); an unknown
+wait starts the job at its submission.
 """
 
 from __future__ import annotations
@@ -68,7 +69,7 @@ def swf_to_slurm(swf: str | Path, out: str | Path, *, zone: str | None = None, s
     base = unix_start or 1_000_000_000
     added = {"job_step": 0, "never_started": 0, "pending_at_dump": 0, "running_at_dump": 0,
              "heterogeneous_component": 0, "array_elements": 0, "ran": 0}
-    ran = [r[2] >= 0 and r[3] >= 0 for r in rows]
+    ran = [r[3] >= 0 for r in rows]
     names = [str(r[0]) for r in rows]
     i = 0
     while i + array_size <= len(rows):  # runs of consecutive job numbers that all ran become arrays
@@ -93,7 +94,8 @@ def swf_to_slurm(swf: str | Path, out: str | Path, *, zone: str | None = None, s
                          f"{limit}|{ncpus}|{req}|0|CANCELLED by 0")
             added["never_started"] += 1
             continue
-        start, end = submit + r[2], submit + r[2] + r[3]
+        wait = max(r[2], 0)  # an unknown wait (a file bftune wrote): started at its submission
+        start, end = submit + wait, submit + wait + r[3]
         state = STATES.get(r[10], "FAILED")
         fields = f"{local(submit)}|{local(start)}|{local(end)}|{duration(r[3])}"
         lines.append(f"{names[k]}|{user}|{group}|{part}|{qos}|{fields}|{limit}|{ncpus}|{req}|1|{state}")
