@@ -17,7 +17,7 @@ from bftune.experiments.campaign.kinds import KINDS, get_kind
 from bftune.experiments.campaign.limits import MAX_RUNS, MAX_SEED
 from bftune.experiments.campaign.section import Section
 from bftune.experiments.campaign.specs import Campaign, CampaignError
-from bftune.experiments.campaign.workloads import cleaning_key, workload_section
+from bftune.experiments.campaign.workloads import cleaning_key, timezone_key, workload_section
 
 WORKLOAD_KEYS = ("trace", "procs", "walltime_from_runtime", "lenient", "cleaning", "timezone")
 
@@ -66,7 +66,8 @@ def campaign_from_dict(data: dict, source: str = "<config>", text: str = "") -> 
                                     "traces (each runs on its header's machine size)")
         # cleaning None = not given: the kind decides (a classification preset may set it)
         workload = {"walltime_from_runtime": wl.boolean("walltime_from_runtime", False),
-                    "lenient": wl.boolean("lenient", False), "cleaning": cleaning_key(wl, None)}
+                    "lenient": wl.boolean("lenient", False), "cleaning": cleaning_key(wl, None),
+                    **({"timezone": timezone_key(wl)} if "timezone" in wl.data else {})}
     plan = kind.expand(Section(source, kind.name, data.get(kind.name, {}), kind.keys), workload, seed, tau)
     if workload.get("timezone") is not None:  # a Slurm dump's zone: every run reads the trace in it
         plan.specs = [dataclasses.replace(s, timezone=workload["timezone"], run_id="") for s in plan.specs]

@@ -77,16 +77,19 @@ def workload_section(t: Section) -> dict:
     path = trace_path(t, "trace", trace, procs)
     if path is None and cleaning != CLEANINGS[0]:
         raise t.error("cleaning", "a synthetic trace has no SWF records to clean: drop cleaning")
-    timezone = t.string("timezone") if "timezone" in t.data else None
+    timezone = timezone_key(t) if "timezone" in t.data else None
     if timezone is not None and (path is None or not is_slurm_dump(path)):
         raise t.error("timezone", "only for a Slurm accounting dump (SWF traces carry their own clock)")
-    if timezone is not None:
-        try:
-            check_timezone(timezone)
-        except WorkloadError as exc:
-            raise t.error("timezone", str(exc)) from None
     return {"trace": trace, "trace_path": path, "procs": procs, "walltime_from_runtime": wff,
             "lenient": lenient, "cleaning": cleaning, **({"timezone": timezone} if timezone else {})}
+
+
+def timezone_key(t: Section) -> str:
+    """``timezone``: the zone a Slurm dump's local times are in (an IANA name)."""
+    try:
+        return check_timezone(t.string("timezone"))
+    except WorkloadError as exc:
+        raise t.error("timezone", str(exc)) from None
 
 
 def cleaning_key(t: Section, default: str | None) -> str | None:

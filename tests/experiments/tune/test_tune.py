@@ -14,7 +14,8 @@ import pytest
 from bftune.experiments.campaign.config import load_config
 from bftune.experiments.campaign.runner import run_campaign
 from bftune.experiments.cli import build_parser, config_from_args, main
-from bftune.experiments.tune.weeks import Source, pool
+from bftune.experiments.tune.candidates import BASELINE_OPTIONS, REQUIRES
+from bftune.experiments.tune.weeks import Source, pool, run_task, task_source
 from bftune.schedulers.config import SchedulerConfig
 from bftune.workloads.swf_write import write_swf
 from bftune.workloads.synthetic import generate
@@ -171,3 +172,31 @@ def test_the_report_renders_in_a_real_browser(quick, tmp_path):
     dark = sum(histogram[:128]) / (image.size[0] * image.size[1])
     assert 0.005 < dark < 0.5  # text and plots drawn on a light page, not an empty or black one
     shutil.copy(shot, quick / "report-screenshot.png")  # kept beside the report for a person to look at
+
+
+def test_other_families_run_and_say_what_they_require(tmp_path):
+    out = tmp_path / "fam"
+    assert main(["tune", "--synthetic", "4000", "--procs", "16", "--candidates", "selectors,pv-easy", "--weeks", "8", "--finalists", "2", "--workers", "1", "--no-progress",
+                 "--out", str(out)]) == 0
+    ranking = list(csv.DictReader((out / "ranking.csv").open()))
+    assert {r["family"] for r in ranking} == {"selectors", "pv-easy"}
+    html = (out / "report.html").read_text()
+    for family in ("selectors", "pv-easy"):
+        assert REQUIRES[family][:60] in html.replace("&#x27;", "'")
+    rec = _record(out)
+    assert rec["requires"] == REQUIRES[rec["family"]]
+
+
+def test_warm_up_weeks_are_simulated_but_only_the_judged_week_counts():
+    source = Source("synthetic:4000:16:1")
+    _, weeks, _ = pool(source, "train", 8, 1)
+    task = {"source": task_source(source), "split": "train", "pool": 8, "seed": 1, "tau": 10.0, "weeks": [3],
+            "keep_jobs": True, "candidates": [
+                {"key": "a", "family": "baseline", "options": BASELINE_OPTIONS, "warmup": 0},
+                {"key": "b", "family": "baseline", "options": BASELINE_OPTIONS, "warmup": 2}]}
+    result = run_task(task)
+    alone, warmed = result["rows"]
+    assert alone["jobs"] == warmed["jobs"] == len(weeks[3]) == len(warmed["waits"])
+    costs = {c["candidate"]: c["jobs"] for c in result["costs"]}
+    assert costs["b"] == len(weeks[1]) + len(weeks[2]) + len(weeks[3]) and costs["a"] == len(weeks[3])
+    assert warmed["avg_wait"] >= alone["avg_wait"]  # the warm-up weeks' leftovers delay the judged week's jobs
