@@ -200,3 +200,15 @@ def test_warm_up_weeks_are_simulated_but_only_the_judged_week_counts():
     costs = {c["candidate"]: c["jobs"] for c in result["costs"]}
     assert costs["b"] == len(weeks[1]) + len(weeks[2]) + len(weeks[3]) and costs["a"] == len(weeks[3])
     assert warmed["avg_wait"] >= alone["avg_wait"]  # the warm-up weeks' leftovers delay the judged week's jobs
+
+
+def test_dask_gives_the_same_recommendation(quick, tmp_path):
+    distributed = pytest.importorskip("distributed")
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
+                                  silence_logs=50) as cluster:
+        argv = [a for a in QUICK if a not in ("--workers", "1")]
+        assert main(["tune", *argv, "--dask", cluster.scheduler_address, "--out", str(tmp_path / "d")]) == 0
+    a, b = _record(quick), _record(tmp_path / "d")
+    assert b["budget"]["weeks_simulated"] > 0
+    for key in ("configuration", "gain", "interval"):
+        assert a[key] == b[key], key
