@@ -27,6 +27,7 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from bftune.schedulers.config import SchedulerConfig
 from bftune.schedulers.core.durations import format_duration, parse_duration
@@ -75,7 +76,7 @@ class Candidate:
     options: dict = field(hash=False, compare=False)
     warmup: int = 0
 
-    @property
+    @cached_property
     def key(self) -> str:
         """What its simulated weeks are stored under: a hash of its options (normalised) and warm-up."""
         text = json.dumps([normalised(self.options), self.warmup], sort_keys=True, separators=(",", ":"))

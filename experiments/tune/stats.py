@@ -64,8 +64,6 @@ def nanmean(values: np.ndarray) -> float:
 
 def one_sided_p(differences: np.ndarray) -> float:
     """p-value of the one-sided t-test ``mean(differences) > 0`` (NaNs left out); 1 with fewer than 2 values."""
-    from scipy.stats import t as student  # scipy comes with scikit-learn; imported on first use
-
     d = np.asarray(differences, dtype=float)
     d = d[~np.isnan(d)]
     n = len(d)
@@ -75,7 +73,44 @@ def one_sided_p(differences: np.ndarray) -> float:
     sd = float(d.std(ddof=1))
     if sd == 0.0:
         return 0.0 if mean > 0 else 1.0
-    return float(student.sf(mean / (sd / math.sqrt(n)), n - 1))
+    return student_sf(mean / (sd / math.sqrt(n)), n - 1)
+
+
+def student_sf(t: float, df: int) -> float:
+    """P(T > t) for Student's t with ``df`` degrees of freedom: I_x(df/2, 1/2) / 2 with x = df / (df + t^2).
+
+    Written here rather than imported from scipy.stats, whose import costs more than a whole tune run of
+    a small trace spends on statistics (about a second).
+    """
+    x = df / (df + t * t)
+    tail = 0.5 * _incomplete_beta(0.5 * df, 0.5, x)
+    return tail if t > 0 else 1.0 - tail
+
+
+def _incomplete_beta(a: float, b: float, x: float) -> float:
+    """The regularised incomplete beta function I_x(a, b) (continued fraction, Lentz's method)."""
+    if x <= 0.0:
+        return 0.0
+    if x >= 1.0:
+        return 1.0
+    front = math.exp(math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b) + a * math.log(x) + b * math.log1p(-x))
+    if x > (a + 1.0) / (a + b + 2.0):  # the fraction converges fast below this point: use the symmetry
+        return 1.0 - _incomplete_beta(b, a, 1.0 - x)
+    tiny = 1e-300
+    c, d = 1.0, 1.0 - (a + b) * x / (a + 1.0)
+    d = 1.0 / (d if abs(d) > tiny else tiny)
+    h = d
+    for m in range(1, 300):
+        for numerator in (m * (b - m) * x / ((a + 2 * m - 1) * (a + 2 * m)),
+                          -(a + m) * (a + b + m) * x / ((a + 2 * m) * (a + 2 * m + 1))):
+            d = 1.0 + numerator * d
+            d = 1.0 / (d if abs(d) > tiny else tiny)
+            c = 1.0 + numerator / c
+            c = c if abs(c) > tiny else tiny
+            h *= d * c
+        if abs(d * c - 1.0) < 1e-15:
+            break
+    return front * h / a
 
 
 @dataclass(frozen=True)

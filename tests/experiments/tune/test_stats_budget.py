@@ -91,3 +91,12 @@ def test_survivors_keep_all_when_the_rest_fits_else_the_most_that_fit():
     keep = bud.survivors(model(), plan, 8, 0, [0.01] * 20, spent_s=30.0)
     assert 3 <= keep < 20
     assert bud.survivors(model(), plan, 8, 0, [0.01] * 20, spent_s=40.0) == 3  # nothing left: the finalists
+
+
+def test_our_student_tail_is_scipys():
+    stats = pytest.importorskip("scipy.stats")
+    from bftune.experiments.tune.stats import student_sf
+
+    for df in (1, 2, 7, 15, 63, 249, 1000):
+        for t in (-4.0, -0.5, 0.0, 0.3, 1.7, 3.873, 9.0, 30.0):
+            assert student_sf(t, df) == pytest.approx(float(stats.t.sf(t, df)), rel=1e-9, abs=1e-300)
