@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 from locations import REPO
 
-SKIP = {".venv", ".git", "tests", "__pycache__", "build"}
+SKIP = {".venv", ".git", "tests", "__pycache__", "build", "benchmarks"}  # benchmarks: scripts, not modules
 
 
 def modules() -> dict[str, Path]:

@@ -145,18 +145,21 @@ def make_plan(model: CostModel, week_costs_train: list[float], week_costs_test: 
     def estimate(weeks: int, halve: bool) -> float:
         return setup_s + _estimate(model, weeks, k, finalists, halve, train, test, base_train, base_test)
 
-    common = dict(finalists=finalists, budget_s=budget_s, setup_s=setup_s, candidates=k, week_cost_train=train,
-                  week_cost_test=test, baseline_train=base_train, baseline_test=base_test)
+    def plan_of(weeks: int, halve: bool, notes: list[str] | None = None) -> Plan:
+        return Plan(weeks, stages_for(weeks), halve, finalists=finalists, estimate_s=estimate(weeks, halve),
+                    budget_s=budget_s, setup_s=setup_s, candidates=k, week_cost_train=train, week_cost_test=test,
+                    baseline_train=base_train, baseline_test=base_test, notes=notes or [])
+
     first = min(FIRST_STAGE, max_weeks)
     if estimate(max_weeks, False) <= budget_s:
-        return Plan(max_weeks, stages_for(max_weeks), False, estimate_s=estimate(max_weeks, False), **common)
+        return plan_of(max_weeks, False)
     halve = k > finalists
     low, high = first, max_weeks
     if estimate(low, halve) > budget_s:
         need = estimate(low, halve)
         if at_least:
-            return Plan(low, stages_for(low), halve, estimate_s=need, **common,
-                        notes=[f"the smallest judgement needs about {_fmt(need)}, more than the budget: it runs anyway"])
+            return plan_of(low, halve, [f"the smallest judgement needs about {_fmt(need)}, more than the budget: "
+                                        "it runs anyway"])
         raise BudgetError(
             f"--budget {_fmt(budget_s)} is too small to judge anything: all {k} candidates on {first} training "
             f"weeks and {finalists} finalists with the baseline on {first} testing weeks need about {_fmt(need)} "
@@ -168,7 +171,7 @@ def make_plan(model: CostModel, week_costs_train: list[float], week_costs_test: 
             low = mid
         else:
             high = mid - 1
-    return Plan(low, stages_for(low), halve, estimate_s=estimate(low, halve), **common)
+    return plan_of(low, halve)
 
 
 def survivors(model: CostModel, plan: Plan, done: int, stage: int, ranked_costs: list[float],

@@ -31,7 +31,7 @@ from typing import TextIO
 
 import numpy as np
 
-from bftune.experiments.campaign.executors import completed, open_backend
+from bftune.experiments.campaign.executors import Backend, completed, open_backend
 from bftune.experiments.campaign.store import DirectoryLock, open_out_dir, remove_leftovers
 from bftune.experiments.campaign.workloads import base_trace, source_key, source_trace
 from bftune.experiments.progress import Progress
@@ -192,17 +192,17 @@ def tasks_for(settings: Settings, model: bud.CostModel, split: str, pool_weeks: 
         for i in range(0, len(weeks), per):
             groups.setdefault(tuple(weeks[i:i + per]), []).append(c)
     tasks = []
-    for weeks, members in groups.items():
+    for block, members in groups.items():
         batch: list[Candidate] = []
         work = 0.0
         for c in members:
             batch.append(c)
-            work += cost[c.key] * len(weeks)
+            work += cost[c.key] * len(block)
             if work >= target:
-                tasks.append(_task(settings, split, pool_weeks, list(weeks), batch))
+                tasks.append(_task(settings, split, pool_weeks, list(block), batch))
                 batch, work = [], 0.0
         if batch:
-            tasks.append(_task(settings, split, pool_weeks, list(weeks), batch))
+            tasks.append(_task(settings, split, pool_weeks, list(block), batch))
     return tasks
 
 
@@ -212,7 +212,7 @@ class _Runner:
     def __init__(self, settings: Settings, store: WeekStore, model: bud.CostModel, plan: bud.Plan,
                  stream: TextIO) -> None:
         self.settings, self.store, self.model, self.plan = settings, store, model, plan
-        self.backend = None
+        self.backend: Backend | None = None
         self.bar = Progress(1, stream=stream, enabled=settings.progress, label="tune")
         self.counted: set[tuple[str, str, int]] = set()  # the rows this run has used (taken or simulated)
         self.reused = 0
@@ -250,7 +250,8 @@ class _Runner:
             return
         if self.backend is None:
             self.backend = open_backend(self.settings.workers, self.settings.dask)
-        for task, result in completed(self.backend.executor, run_task, tasks, self.backend.capacity):
+        backend = self.backend
+        for task, result in completed(backend.executor, run_task, tasks, backend.capacity):
             if isinstance(result, BaseException):
                 for c in task["candidates"]:
                     self.failed[c["key"]] = f"{type(result).__name__}: {result}"
@@ -305,7 +306,8 @@ def run(settings: Settings, stream: TextIO | None = None) -> Race:
             if finished:
                 runner.close(True)
         race_.timings = {"wall_s": time.perf_counter() - wall0, "coordinator_cpu_s": time.process_time() - cpu0,
-                         "worker_s": runner.work_s, "weeks_simulated": runner.simulated,
+                         "worker_s": runner.work_s, "worker_cpu_s": sum(c.get("cpu_s", 0.0) for c in runner.costs),
+                         "weeks_simulated": runner.simulated,
                          "weeks_reused": runner.reused, "estimate_s": race_.plan.estimate_s}
         for key, error in runner.failed.items():
             race_.status[key] = {"state": "failed", "reason": error}

@@ -23,7 +23,8 @@ import json
 from functools import partial
 from pathlib import Path
 
-from bftune.experiments.results import write_json
+from bftune.experiments.results import jsonable
+from bftune.files import atomic_write_text
 from bftune.experiments.tune.weeks import Source
 
 #: Version of the stored rows' meaning; bump it when a week's metrics change.
@@ -86,5 +87,5 @@ class WeekStore:
         record = {"format": FORMAT, "data": self.data, "seed": self.seed, "tau": self.tau, **result}
         pairs = sorted((row["candidate"], row["week"]) for row in result["rows"])
         name = hashlib.sha256(json.dumps([self.data, self.seed, self.tau, result["split"], pairs]).encode())
-        write_json(self.dir / f"{name.hexdigest()[:20]}.json", record, indent=None)
+        atomic_write_text(self.dir / f"{name.hexdigest()[:20]}.json", json.dumps(jsonable(record), allow_nan=False))
         self._take(record)

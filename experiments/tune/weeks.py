@@ -104,7 +104,7 @@ def week_metrics(result, judged_from: float, tau: float, keep_jobs: bool) -> dic
     n = len(waits)
     if not n:
         return empty_week(keep_jobs)
-    row = {"jobs": n, "avg_wait": math.fsum(waits) / n, "max_wait": max(waits), "avg_bsld": bsld_sum / n,
+    row: dict = {"jobs": n, "avg_wait": math.fsum(waits) / n, "max_wait": max(waits), "avg_bsld": bsld_sum / n,
            "mwbs": weighted / procs_sum if procs_sum else math.nan}
     if keep_jobs:  # in job order: the same jobs line up, job by job, across candidates of one week
         order = sorted(range(n), key=ids.__getitem__)

@@ -73,9 +73,9 @@ def swf_to_slurm(swf: str | Path, out: str | Path, *, zone: str | None = None, s
     names = [str(r[0]) for r in rows]
     i = 0
     while i + array_size <= len(rows):  # runs of consecutive job numbers that all ran become arrays
-        group = range(i, i + array_size)
-        if all(ran[k] for k in group) and all(rows[k][0] == rows[i][0] + (k - i) for k in group):
-            for n, k in enumerate(group):
+        run = range(i, i + array_size)
+        if all(ran[k] for k in run) and all(rows[k][0] == rows[i][0] + (k - i) for k in run):
+            for n, k in enumerate(run):
                 names[k] = f"{rows[i][0]}_{n}"
             added["array_elements"] += array_size
         i += array_every
