@@ -201,6 +201,8 @@ def survivors(model: CostModel, plan: Plan, done: int, stage: int, ranked_costs:
 
 
 def _fmt(seconds: float) -> str:
+    if seconds < 10:
+        return f"{seconds:.2g}s"
     if seconds < 120:
         return f"{seconds:.0f}s"
     if seconds < 7200:

@@ -133,6 +133,9 @@ def describe_data(settings: Settings) -> dict:
     notes = [f"the {split} half holds only {h['whole_weeks']} whole week(s): its resampled weeks mix too few "
              "weeks to vary much, and the intervals understate the uncertainty (give a longer trace)"
              for split, h in halves.items() if h["whole_weeks"] < FEW_WEEKS]
+    if settings.source.procs is None and any("largest allocation" in line for line in base.header_lines):
+        notes.insert(0, f"machine size {base.max_procs} processors, the largest allocation in the Slurm dump "
+                        "(give --procs M for the machine's real size)")
     return {"name": settings.name, "trace": settings.source.trace, "jobs": len(base.jobs), "procs": base.max_procs,
             "cleaning": dict(base.cleaning), "unix_start_time": base.unix_start_time, "timezone": base.timezone,
             "halves": halves, "notes": notes, "read_s": read_s}
