@@ -24,12 +24,15 @@ candidates (``stats.py``).  N and the survivors are chosen so that the
    weeks, F finalists and the baseline on 8 testing weeks), the budget is too
    small to judge anything: an error saying how much would do.
 
-At every stage boundary the survivors are re-planned from the same estimates
-(:func:`survivors`): all of them go on if the rest of the plan fits, else the
-most that fit with halving after; the estimates are frozen in ``tune.json``,
-so a resumed run makes exactly the decisions the interrupted one would have
-(wall-clock time never enters a decision).  The testing half runs the F
-finalists and the baseline on N weeks.
+At every stage boundary the rest is re-planned from the same estimates
+(:func:`next_stage`): without halving, every survivor goes on while the rest
+fits; with halving, the better half goes on and what the racing test saved
+buys more weeks (N grows, up to ``--weeks``): a near tie between the last
+candidates is settled on as many weeks as the budget allows, rather than kept
+undecided among many candidates.  The estimates are frozen in ``tune.json``
+(re-measured once, on the first stage's tasks), so a resumed run makes exactly
+the decisions the interrupted one would have: wall-clock time never enters a
+decision.  The testing half runs the F finalists and the baseline on N weeks.
 """
 
 from __future__ import annotations
@@ -102,6 +105,7 @@ class Plan:
     estimate_s: float  # the estimated wall time of the whole plan (setup included)
     budget_s: float
     setup_s: float  # wall seconds before the plan (reading the trace, the pilot): spent from the budget
+    max_weeks: int  # --weeks: the most the plan may reach
     candidates: int
     week_cost_train: float  # mean worker-seconds of a candidate's training week
     week_cost_test: float
@@ -114,19 +118,19 @@ class Plan:
 
 
 def _estimate(model: CostModel, weeks: int, count: int, finalists: int, halve: bool, train: float, test: float,
-              base_train: float, base_test: float, done: int = 0, stage: int = 0) -> float:
-    """Estimated wall seconds of the plan's rest: stages after ``done`` weeks (``count`` candidates going on
-    from stage ``stage``), then the testing half."""
-    work, previous = 0.0, done
-    for i, n in enumerate(stages_for(weeks)):
+              base_train: float, base_test: float, done: int = 0) -> float:
+    """Estimated wall seconds of the plan's rest: the stages after ``done`` weeks, ``count`` candidates in the
+    first of them (halved at each later one if ``halve``), then the testing half."""
+    work, previous, k = 0.0, done, 0
+    for n in stages_for(weeks):
         if n <= done:
             continue
-        alive = halving(count, finalists, i - stage) if halve else count
+        alive = halving(count, finalists, k) if halve else count
         work += (alive * train + base_train) * (n - previous)
         previous = n
+        k += 1
     work += (min(finalists, count) * test + base_test) * weeks
-    stages = sum(1 for n in stages_for(weeks) if n > done) + 1
-    return model.wall(work, weeks, stages)
+    return model.wall(work, weeks, k + 1)
 
 
 def make_plan(model: CostModel, week_costs_train: list[float], week_costs_test: list[float], base_train: float,
@@ -147,7 +151,7 @@ def make_plan(model: CostModel, week_costs_train: list[float], week_costs_test: 
 
     def plan_of(weeks: int, halve: bool, notes: list[str] | None = None) -> Plan:
         return Plan(weeks, stages_for(weeks), halve, finalists=finalists, estimate_s=estimate(weeks, halve),
-                    budget_s=budget_s, setup_s=setup_s, candidates=k, week_cost_train=train, week_cost_test=test,
+                    budget_s=budget_s, setup_s=setup_s, max_weeks=max_weeks, candidates=k, week_cost_train=train, week_cost_test=test,
                     baseline_train=base_train, baseline_test=base_test, notes=notes or [])
 
     first = min(FIRST_STAGE, max_weeks)
@@ -174,30 +178,45 @@ def make_plan(model: CostModel, week_costs_train: list[float], week_costs_test: 
     return plan_of(low, halve)
 
 
-def survivors(model: CostModel, plan: Plan, done: int, stage: int, ranked_costs: list[float],
-              spent_s: float) -> int:
-    """How many of the ranked survivors go on after the stage that ended at ``done`` weeks (module docstring).
+def next_stage(model: CostModel, plan: Plan, done: int, ranked_costs: list[float], spent_s: float) -> tuple[int, int]:
+    """``(candidates, weeks)``: how many of the ranked survivors go on after the stage that ended at ``done``
+    weeks, and the weeks per half the plan now reaches (module docstring).
 
+    Without halving (the budget took every candidate to the end), all go on while the rest still fits.
+    Otherwise successive halving: the better half goes on (at least the finalists), and what the racing
+    test saved buys weeks - the plan reaches the most weeks (up to ``--weeks``) that the estimate fits;
+    if no further stage fits even for the finalists, training stops at ``done`` weeks.
     ``ranked_costs``: each survivor's training week cost, best first; ``spent_s``: the estimated wall
-    seconds of what the plan has run so far (setup included).  At least the finalists go on (or all, if fewer).
+    seconds of what the plan has run so far (setup included).
     """
     count = len(ranked_costs)
     floor = min(plan.finalists, count)
     left = plan.budget_s - spent_s
+    startup = model.read_s
 
-    def fits(m: int, halve: bool) -> bool:
+    def fits(m: int, weeks: int, halve: bool) -> bool:
         if m == 0:
             return True
         train = sum(ranked_costs[:m]) / m
-        return _estimate(model, plan.weeks, m, plan.finalists, halve, train, plan.week_cost_test,
-                         plan.baseline_train, plan.baseline_test, done=done, stage=stage + 1) \
-            - model.read_s - model.resample_s_per_week * plan.weeks <= left
-    if fits(count, False):
-        return count
-    for m in range(count, floor, -1):
-        if fits(m, True):
-            return m
-    return floor
+        rest = _estimate(model, weeks, m, plan.finalists, halve, train, plan.week_cost_test, plan.baseline_train,
+                         plan.baseline_test, done=done)
+        return rest - startup - model.resample_s_per_week * weeks <= left
+
+    if not plan.halving and fits(count, plan.weeks, False):
+        return count, plan.weeks
+    ceiling = max(plan.weeks, plan.max_weeks)
+    for m in dict.fromkeys((halving(count, floor, 1), floor)):
+        low, high = done + 1, ceiling
+        if low > high or not fits(m, low, True):
+            continue
+        while low < high:  # the most weeks that fit (the estimate grows with the weeks)
+            mid = (low + high + 1) // 2
+            if fits(m, mid, True):
+                low = mid
+            else:
+                high = mid - 1
+        return m, low
+    return floor, done
 
 
 def _fmt(seconds: float) -> str:

@@ -451,8 +451,10 @@ def _train(race_: Race, runner: _Runner) -> None:
         alive.sort(key=by_mean)
         if i + 1 < len(plan.stages):
             spent = plan.setup_s + race_.model.wall(spent_work, plan.weeks, i + 1)
-            keep = bud.survivors(race_.model, plan, n, i, [race_.model.week(c.family, c.warmup, "train")
-                                                          for c in alive], spent)
+            keep, weeks = bud.next_stage(race_.model, plan, n, [race_.model.week(c.family, c.warmup, "train")
+                                                               for c in alive], spent)
+            plan.weeks, plan.stages = weeks, bud.stages_for(weeks)
+            plan.halving = plan.halving or keep < len(alive)
             for rank, c in enumerate(alive[keep:], start=keep + 1):
                 race_.status[c.key] = {"state": "dropped", "stage": i + 1, "weeks": n, "reason": "budget",
                                        "rank": rank, "of": len(alive)}

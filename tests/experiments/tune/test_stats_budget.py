@@ -85,12 +85,21 @@ def test_a_budget_too_small_to_judge_anything_says_what_would_do():
     assert plan.weeks == 8 and plan.notes
 
 
-def test_survivors_keep_all_when_the_rest_fits_else_the_most_that_fit():
-    plan = bud.make_plan(model(), [0.01] * 20, [0.01] * 20, 0.01, 0.01, budget_s=40, max_weeks=64, finalists=3)
-    assert bud.survivors(model(), plan, 8, 0, [0.01] * 4, spent_s=2.0) == 4  # few left: all go on
-    keep = bud.survivors(model(), plan, 8, 0, [0.01] * 20, spent_s=30.0)
-    assert 3 <= keep < 20
-    assert bud.survivors(model(), plan, 8, 0, [0.01] * 20, spent_s=40.0) == 3  # nothing left: the finalists
+def test_without_halving_every_survivor_goes_on_while_the_rest_fits():
+    plan = bud.make_plan(model(), [0.01] * 20, [0.01] * 20, 0.01, 0.01, budget_s=3600, max_weeks=64, finalists=3)
+    assert not plan.halving
+    assert bud.next_stage(model(), plan, 8, [0.01] * 12, spent_s=2.0) == (12, 64)
+
+
+def test_with_halving_the_better_half_goes_on_and_saved_budget_buys_weeks():
+    plan = bud.make_plan(model(), [0.01] * 40, [0.01] * 40, 0.01, 0.01, budget_s=12, max_weeks=250, finalists=3)
+    assert plan.halving and plan.weeks < 250
+    spent = plan.setup_s + model().wall((40 + 1) * 8 * 0.01, plan.weeks, 1)  # the first stage, as estimated
+    keep, weeks = bud.next_stage(model(), plan, 8, [0.01] * 20, spent)  # the racing test kept 20 of 40
+    assert keep == 10 and weeks >= plan.weeks  # half go on; the candidates the test dropped buy weeks
+    keep_few, weeks_few = bud.next_stage(model(), plan, 8, [0.01] * 4, spent)  # the test kept only 4
+    assert keep_few == 3 and weeks_few > weeks
+    assert bud.next_stage(model(), plan, 8, [0.01] * 20, spent_s=12.0) == (3, 8)  # nothing left: stop training
 
 
 def test_our_student_tail_is_scipys():
