@@ -27,8 +27,8 @@ def add_tune_parser(subparsers, workload: argparse.ArgumentParser) -> argparse.A
     p = subparsers.add_parser(
         "tune", parents=[workload],
         help="tell an admin how to set EASY for their machine, from their own trace or Slurm accounting",
-        description="Choose an EASY configuration for a machine from its own workload (SWF, Slurm sacct dump, "
-                    "Batsim-free): per-user weekly resampling of each half of the trace, candidates raced on the "
+        description="Choose an EASY configuration for a machine from its own workload (an SWF trace or a Slurm "
+                    "sacct --parsable2 dump): per-user weekly resampling of each half of the trace, candidates raced on the "
                     "training half (clearly worse ones dropped early), the best judged on the testing half against "
                     "EASY-FCFS-FCFS. Writes the recommendation in every form bftune accepts and a self-contained "
                     "report.html. Resumable: every simulated week is stored in --out.")
