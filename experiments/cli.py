@@ -23,6 +23,7 @@ from bftune.files import (OutputError, atomic_write_many, check_output_dir, chec
                           clean_leftovers, output_path, result_dir)
 from bftune.experiments.presets import PRESETS, get_preset
 from bftune.experiments.reproduce.cli import add_reproduce_parser
+from bftune.experiments.tune.cli import add_tune_parser
 from bftune.gcpause import paused_gc
 from bftune.experiments.heap import fix_mmap_threshold
 from bftune.schedulers.config import ConfigError, SchedulerConfig
@@ -34,8 +35,9 @@ from bftune.workloads.batsim_json import batsim_workload_text
 from bftune.workloads.errors import WorkloadError
 from bftune.workloads.model import Trace
 from bftune.workloads.read import read_workload
+from bftune.workloads.slurm import is_slurm_dump
 from bftune.workloads.swf import CLEANINGS
-from bftune.workloads.swf_write import write_swf
+from bftune.workloads.swf_write import swf_text, write_swf
 
 
 class UsageError(ValueError):
@@ -125,7 +127,8 @@ def _workload_options() -> OneLineParser:
     p = OneLineParser(add_help=False)
     g = p.add_argument_group("workload")
     src = g.add_mutually_exclusive_group()
-    src.add_argument("--trace", help="SWF trace (.swf or .swf.gz) or Batsim workload JSON")
+    src.add_argument("--trace", help="SWF trace (.swf or .swf.gz), Batsim workload JSON, or Slurm accounting "
+                                     "(sacct --allusers --parsable2 output, header included; told by its content)")
     src.add_argument("--synthetic", metavar="N", help="generate N jobs of the embedded synthetic model")
     g.add_argument("--procs", metavar="M", help="machine size m (default: the trace's MaxProcs; 256 for --synthetic)")
     g.add_argument("--seed", metavar="N", default=1,
@@ -138,6 +141,9 @@ def _workload_options() -> OneLineParser:
                         "that ran; overruns end at their walltime), batsim-converter (Batsim's converter: "
                         "allocated procs, walltime max(request, 2 x runtime)) or ran (every job that ran, as "
                         "recorded: the PV-EASY study's job sets); see bftune.workloads.swf")
+    g.add_argument("--timezone", metavar="ZONE",
+                   help="the zone a Slurm dump's local times are in (the cluster's, e.g. Europe/Stockholm: "
+                        "daylight-saving changes read right); default UTC")
     g.add_argument("--preset", choices=tuple(PRESETS), default=None,
                    help="a study's defaults for --cleaning, the classifier options and --tau (explicit flags win): "
                         + "; ".join(f"{p.name}: {p.summary}" for p in PRESETS.values()))
@@ -211,8 +217,18 @@ def load_trace(args: argparse.Namespace) -> Trace:
         return generate(args.synthetic, 256 if args.procs is None else args.procs, args.seed)
     if not args.trace:
         raise UsageError("give a workload: --trace FILE or --synthetic N")
+    timezone = getattr(args, "timezone", None)
+    if timezone is not None and not is_slurm_dump(args.trace):
+        raise UsageError(f"--timezone: only for Slurm accounting dumps ({args.trace} is not one: an SWF trace or a "
+                         "Batsim workload carries its own clock)")
     return read_workload(args.trace, procs=args.procs, lenient=args.lenient,
-                         walltime_from_runtime=args.walltime_from_runtime, cleaning=args.cleaning)
+                         walltime_from_runtime=args.walltime_from_runtime, cleaning=args.cleaning,
+                         timezone=timezone, inform=_say)
+
+
+def _say(line: str) -> None:
+    """A note of a reader (one line, on standard error)."""
+    print(line, file=sys.stderr)
 
 
 # --- commands -------------------------------------------------------------------
@@ -318,11 +334,13 @@ def cmd_convert(args: argparse.Namespace) -> int:
     out.mkdir(parents=True, exist_ok=True)
     for path in contents:
         clean_leftovers(out, path.name)
+    if args.trace and is_slurm_dump(args.trace):  # the jobs as an archive SWF file too, header fields included
+        contents[out / f"{trace.name}.swf"] = swf_text(trace).encode()
     atomic_write_many(contents)
     print(f"{len(trace.jobs)} jobs, m = {trace.max_procs}")
     if cleaning_counts(trace):
         print(f"cleaning: {cleaning_counts(trace)}")
-    print(f"wrote {wl}\nwrote {pf}")
+    print("\n".join(f"wrote {path}" for path in contents))
     return 0
 
 
@@ -435,6 +453,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_campaign_parser(sub)
     add_learn_index_parser(sub)
     add_reproduce_parser(sub)
+    add_tune_parser(sub, wl)
     add_accelerate_parser(sub)
     return parser
 

@@ -59,6 +59,7 @@ class RunSpec:
     walltime_from_runtime: bool = False
     lenient: bool = False
     cleaning: str = "spec"  # which SWF records become jobs (bftune.workloads.swf.CLEANINGS)
+    timezone: str | None = None  # the zone of a Slurm dump's local times ([workload] timezone)
     run_id: str = ""
 
     def __post_init__(self) -> None:
@@ -73,6 +74,8 @@ class RunSpec:
                     "options": self.options, "tau": self.tau}
         if self.cleaning != "spec":  # absent for SPEC's cleaning: the run ids stored before it existed hold
             identity["cleaning"] = self.cleaning
+        if self.timezone is not None:  # likewise: only Slurm dumps have one
+            identity["timezone"] = self.timezone
         return identity
 
     def compute_id(self) -> str:

@@ -28,6 +28,7 @@ from bftune.workloads.errors import WorkloadError
 from bftune.workloads.model import Trace
 from bftune.workloads.resample import resample, split_halves
 from bftune.workloads.read import read_workload
+from bftune.workloads.slurm import check_timezone
 from bftune.workloads.swf import CLEANINGS
 from bftune.workloads.synthetic import generate
 
@@ -104,8 +105,19 @@ def workload_section(t: Section) -> dict:
     path = trace_path(t, "trace", trace, procs)
     if path is None and cleaning != CLEANINGS[0]:
         raise t.error("cleaning", "a synthetic trace has no SWF records to clean: drop cleaning")
+    timezone = timezone_key(t) if "timezone" in t.data else None
+    if timezone is not None and (path is None or not is_slurm_dump(path)):
+        raise t.error("timezone", "only for a Slurm accounting dump (SWF traces carry their own clock)")
     return {"trace": trace, "trace_path": path, "procs": procs, "walltime_from_runtime": wff,
-            "lenient": lenient, "cleaning": cleaning}
+            "lenient": lenient, "cleaning": cleaning, **({"timezone": timezone} if timezone else {})}
+
+
+def timezone_key(t: Section) -> str:
+    """``timezone``: the zone a Slurm dump's local times are in (an IANA name)."""
+    try:
+        return check_timezone(t.string("timezone"))
+    except WorkloadError as exc:
+        raise t.error("timezone", str(exc)) from None
 
 
 def cleaning_key(t: Section, default: str | None) -> str | None:
@@ -118,27 +130,27 @@ def cleaning_key(t: Section, default: str | None) -> str | None:
 
 def source_key(spec: RunSpec) -> tuple:
     """What identifies a run's source trace (the cache key of :func:`base_trace`)."""
-    return (spec.trace, spec.trace_path, spec.procs, spec.walltime_from_runtime, spec.lenient, spec.cleaning)
+    return (spec.trace, spec.trace_path, spec.procs, spec.walltime_from_runtime, spec.lenient, spec.cleaning,
+            spec.timezone)
 
 
 @lru_cache(maxsize=2)
 def base_trace(trace: str, trace_path: str | None, procs: int | None, wff: bool, lenient: bool,
-               cleaning: str = "spec") -> Trace:
+               cleaning: str = "spec", timezone: str | None = None) -> Trace:
     """The source trace, read (and cleaned) or generated once per worker process."""
     if trace.startswith("synthetic:"):
         nums = [int(x) for x in trace.split(":")[1:]]
         return generate(nums[0], nums[1], nums[2] if len(nums) > 2 else 1)
     return read_workload(trace_path or trace, procs=procs, lenient=lenient, walltime_from_runtime=wff,
-                         cleaning=cleaning)
-
+                         cleaning=cleaning, timezone=timezone)
 
 
 def check_sources(specs: Iterable[RunSpec]) -> None:
     """Read every trace file that ``specs`` need, once, before any run starts: a malformed, truncated or
     unreadable trace is one line (:class:`CampaignError`) then, rather than the same failure of every run.
 
-    Read as the workers read them (:func:`base_trace`: SWF or Batsim JSON, cleaned), but not kept: the
-    workers are other processes; a trace read once is in the parse cache for them.
+    Read as the workers read them (:func:`base_trace`: SWF, Slurm accounting or Batsim JSON, cleaned), but
+    not kept: the workers are other processes; a trace read once is in the parse cache for them.
     """
     seen: set[tuple] = set()
     for spec in specs:
