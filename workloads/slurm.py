@@ -76,9 +76,10 @@ import re
 from dataclasses import dataclass
 from operator import itemgetter
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Iterator
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from bftune import inputs
 from bftune.workloads import limits
 from bftune.workloads.cleaning import CLEANING_KEYS, WalltimeFallback, check_cleaning, clean_rows
 from bftune.workloads.errors import WorkloadError
@@ -117,13 +118,13 @@ def is_slurm_dump(path: str | os.PathLike[str]) -> bool:
     """Whether ``path`` holds sacct ``--parsable2`` output: its first non-blank line is ``|``-separated
     column names, one of them ``JobID``.  (SWF lines hold no ``|``, Batsim JSON starts with ``{``.)"""
     try:
-        with open(path, "rb") as fh:
+        with inputs.open_regular(path) as fh:  # not a regular file (a FIFO, /dev/zero): not a dump; the reader says
             head = fh.read(_SNIFF_BYTES)
             if head[:2] == _GZIP_MAGIC:
                 fh.seek(0)
                 with gzip.GzipFile(fileobj=fh) as gz:
                     head = gz.read(_SNIFF_BYTES)
-    except (OSError, EOFError):
+    except (OSError, EOFError, inputs.InputError):
         return False
     for line in head.decode("utf-8", "replace").splitlines():
         if line.strip():
@@ -292,24 +293,35 @@ def read_slurm(path: str | os.PathLike[str], *, procs: int | None = None, timezo
     path = Path(path)
     source = str(path)
     try:
-        raw = path.read_bytes()
-        if raw[:2] == _GZIP_MAGIC:
-            raw = gzip.decompress(raw)
-    except OSError as exc:
-        raise WorkloadError(f"{path}: cannot read it: {exc.strerror or exc}") from exc
-    except EOFError as exc:
-        raise WorkloadError(f"{path}: corrupt gzip data: {exc}") from exc
-    text = raw.decode("utf-8", "replace")
-    del raw
+        with inputs.open_regular(path) as f:
+            return _read(path, source, _lines(f, path), procs, timezone, lenient, walltime_fallback, cleaning,
+                         name, inform)
+    except inputs.InputError as exc:
+        raise WorkloadError(str(exc)) from None
+
+
+def _lines(f, path: Path) -> Iterator[tuple[int, str]]:
+    """The dump's lines with their numbers, read a chunk at a time (gunzipped on the fly), each bounded."""
+    for start, block in inputs.line_blocks(inputs.text_chunks(f, path), path, limits.MAX_LINE_BYTES):
+        for i, raw in enumerate(block):
+            if start + i > limits.MAX_JOBS + 1:
+                raise WorkloadError(f"{path}:{start + i}: more than {limits.MAX_JOBS:,} records: more than bftune "
+                                    "accepts (about 2 KB of memory per job)")
+            yield start + i, raw.decode("utf-8", "replace").rstrip("\r")
+
+
+def _read(path: Path, source: str, lines: Iterator[tuple[int, str]], procs: int | None, timezone: str | None,
+          lenient: bool, walltime_fallback: WalltimeFallback, cleaning: str, name: str | None,
+          inform: Callable[[str], None] | None) -> Trace:
     clock = _Clock(timezone, source)
-    lines = text.splitlines()
-    first = next((i for i, line in enumerate(lines) if line.strip()), None)
-    if first is None:
+    header = next(((number, line) for number, line in lines if line.strip()), None)
+    if header is None:
         raise WorkloadError(f"{path}: empty: no sacct header line (sacct --allusers --parsable2 --format=...)")
-    names = lines[first].rstrip("\n").split("|")
+    first, head = header
+    names = head.split("|")
     if names and names[-1] == "":  # --parsable (not 2) ends every line with '|'
         names = names[:-1]
-    cols = _columns(names, f"{path}:{first + 1}" if first else source)
+    cols = _columns(names, f"{path}:{first}" if first > 1 else source)
     counts = {key: 0 for key in SLURM_RULES + SLURM_CHANGES}
     counts["malformed_line"] = 0
     users: dict[str, int] = {}
@@ -324,8 +336,7 @@ def read_slurm(path: str | os.PathLike[str], *, procs: int | None = None, timezo
     max_alloc = 0
     max_nodes = 0
     ix = cols.index
-    for lineno in range(first + 1, len(lines)):
-        line = lines[lineno]
+    for lineno, line in lines:
         if not line.strip():
             continue
         records += 1
@@ -338,7 +349,7 @@ def read_slurm(path: str | os.PathLike[str], *, procs: int | None = None, timezo
             rule, row = _record(fields, ix, cols, clock, (users, groups, qos, partitions), counts)
         except _LineError as exc:
             if not lenient:
-                raise WorkloadError(f"{path}:{lineno + 1}: {exc}") from None
+                raise WorkloadError(f"{path}:{lineno}: {exc}") from None
             counts["malformed_line"] += 1
             continue
         if rule is not None:

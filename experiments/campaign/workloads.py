@@ -28,7 +28,7 @@ from bftune.workloads.errors import WorkloadError
 from bftune.workloads.model import Trace
 from bftune.workloads.resample import resample, split_halves
 from bftune.workloads.read import read_workload
-from bftune.workloads.slurm import check_timezone
+from bftune.workloads.slurm import check_timezone, is_slurm_dump
 from bftune.workloads.swf import CLEANINGS
 from bftune.workloads.synthetic import generate
 

@@ -216,3 +216,17 @@ def test_a_campaign_reads_a_dump_in_its_zone(small, tmp_path):
     assert {s.run_id for s in utc.specs}.isdisjoint({s.run_id for s in campaign.specs})
     with pytest.raises(ValueError, match=r"\[workload\] timezone: only for a Slurm accounting dump"):
         campaign_from_dict({**config, "workload": {"trace": str(KTH), "timezone": "UTC"}})
+
+
+def test_a_dump_is_read_within_bounds(tmp_path):
+    """Streamed as every input is (bftune.inputs): an endless line is refused at the limit, gzip a chunk at a time,
+    and a path that is not a regular file is not taken for a dump."""
+    header = "JobID|User|Submit|Start|End|Timelimit|NCPUS|State|Elapsed\n"
+    endless = tmp_path / "endless.sacct.gz"
+    with gzip.open(endless, "wb") as f:
+        f.write(header.encode())
+        for _ in range(64):
+            f.write(b"x" * 4096)  # one line of 256 KiB, over the 64 KiB line bound
+    with pytest.raises(WorkloadError, match=r"endless.sacct.gz:2: a line longer than 64 KiB"):
+        read_slurm(endless)
+    assert not is_slurm_dump("/dev/zero")
