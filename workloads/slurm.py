@@ -314,10 +314,10 @@ def _read(path: Path, source: str, lines: Iterator[tuple[int, str]], procs: int 
           lenient: bool, walltime_fallback: WalltimeFallback, cleaning: str, name: str | None,
           inform: Callable[[str], None] | None) -> Trace:
     clock = _Clock(timezone, source)
-    header = next(((number, line) for number, line in lines if line.strip()), None)
-    if header is None:
+    found = next(((number, line) for number, line in lines if line.strip()), None)
+    if found is None:
         raise WorkloadError(f"{path}: empty: no sacct header line (sacct --allusers --parsable2 --format=...)")
-    first, head = header
+    first, head = found
     names = head.split("|")
     if names and names[-1] == "":  # --parsable (not 2) ends every line with '|'
         names = names[:-1]

@@ -14,9 +14,9 @@
 5. **Testing half**: the ``--finalists`` best survivors that meet the MaxWait
    limit and the baseline on N weeks, every job's wait kept.
 
-Simulations run on the campaign engine's executors (inline, local processes or
-Dask: ``campaign/executors.py``), through its one loop (``completed``); every
-finished task is stored at once (``store.py``).
+Simulations run on the campaign engine's one loop (``campaign/loop.py``: inline,
+local processes or Dask, one session for the whole command); every finished
+task is stored at once (``store.py``).
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ from typing import TextIO
 
 import numpy as np
 
-from bftune.experiments.campaign.executors import Backend, completed, open_backend
+from bftune.experiments.campaign.loop import Session, Work, run_work
 from bftune.experiments.campaign.store import DirectoryLock, open_out_dir, remove_leftovers
 from bftune.experiments.campaign.workloads import base_trace, source_key, source_trace
 from bftune.experiments.progress import Progress
@@ -210,13 +210,15 @@ def tasks_for(settings: Settings, model: bud.CostModel, split: str, pool_weeks: 
 
 
 class _Runner:
-    """The executors, the store and the progress line, for the whole run (workers stay up between stages)."""
+    """The executors, the store and the progress line, for the whole run (workers stay up between stages: one
+    :class:`~bftune.experiments.campaign.loop.Session` of the campaigns' loop)."""
 
     def __init__(self, settings: Settings, store: WeekStore, model: bud.CostModel, plan: bud.Plan,
                  stream: TextIO) -> None:
         self.settings, self.store, self.model, self.plan = settings, store, model, plan
-        self.backend: Backend | None = None
         self.bar = Progress(1, stream=stream, enabled=settings.progress, label="tune")
+        self.session = Session(settings.workers, settings.dask, self.bar)
+        self.stream = stream
         self.counted: set[tuple[str, str, int]] = set()  # the rows this run has used (taken or simulated)
         self.reused = 0
         self.simulated = 0
@@ -251,13 +253,15 @@ class _Runner:
         tasks = tasks_for(self.settings, self.model, split, self.plan.weeks, needs)
         if not tasks:
             return
-        if self.backend is None:
-            self.backend = open_backend(self.settings.workers, self.settings.dask)
-        backend = self.backend
-        for task, result in completed(backend.executor, run_task, tasks, backend.capacity):
-            if isinstance(result, BaseException):
+
+        def lost(task: dict, exc: BaseException) -> dict:
+            return {"split": split, "failed": task, "error": f"{type(exc).__name__}: {exc}"}
+
+        def store(result: dict) -> bool:
+            if "failed" in result:  # the task's worker died or was lost: its candidates are out
+                task = result["failed"]
                 for c in task["candidates"]:
-                    self.failed[c["key"]] = f"{type(result).__name__}: {result}"
+                    self.failed[c["key"]] = result["error"]
                     self.counted.update((split, c["key"], w) for w in task["weeks"])
             else:
                 self.store.add(result)
@@ -266,12 +270,14 @@ class _Runner:
                 self.costs.extend(result["costs"])
                 self.work_s += sum(cost["seconds"] for cost in result["costs"])
             self.bar.set(len(self.counted), detail)
+            return "failed" not in result
+
+        run_work(Work(fn=run_task, items=tasks, count=len(tasks), total=len(tasks), lost=lost, store=store,
+                      header=str, stored_in=str(self.store.dir), noun="tasks", label="tune"),
+                 stream=self.stream, session=self.session)
 
     def close(self, finished: bool) -> None:
-        self.bar.close()
-        if self.backend is not None:
-            self.backend.executor.shutdown(wait=finished)
-            self.backend.close()
+        self.session.close(finished)
 
 
 def run(settings: Settings, stream: TextIO | None = None) -> Race:

@@ -27,6 +27,7 @@ from functools import lru_cache
 
 from bftune.experiments.campaign.specs import RunSpec, derive_seed
 from bftune.experiments.campaign.workloads import prepared_trace, weekly_jobs
+from bftune.experiments.metrics import bounded_slowdowns
 from bftune.schedulers.config import SchedulerConfig
 from bftune.schedulers.drivers.local.runs import REJECTED, STATE_CODE
 from bftune.schedulers.drivers.local.simulator import simulate
@@ -81,35 +82,25 @@ def week_metrics(result, judged_from: float, tau: float, keep_jobs: bool) -> dic
     """The metrics of the jobs submitted at or after ``judged_from`` (the judged week), from the run log's columns."""
     log = result.runs.seal()
     records = log.records
-    waits: list[float] = []
-    users: list[int] = []
-    ids: list[int] = []
-    bsld_sum = weighted = procs_sum = 0.0
-    for index, state, start, end in zip(log.job, log.state, log.start, log.end):
-        if state in _SKIPPED:
-            continue
-        record = records[index]
-        submit = record.submit
-        if submit < judged_from:
-            continue
-        wait = start - submit
-        bsld = max((end - submit) / max(end - start, tau), 1.0)
-        waits.append(wait)
-        bsld_sum += bsld
-        weighted += bsld * record.procs
-        procs_sum += record.procs
-        if keep_jobs:
-            users.append(record.user)
-            ids.append(record.id)
-    n = len(waits)
+    judged = [(records[index], start, end) for index, state, start, end in zip(log.job, log.state, log.start, log.end)
+              if state not in _SKIPPED and records[index].submit >= judged_from]
+    n = len(judged)
     if not n:
         return empty_week(keep_jobs)
-    row: dict = {"jobs": n, "avg_wait": math.fsum(waits) / n, "max_wait": max(waits), "avg_bsld": bsld_sum / n,
-           "mwbs": weighted / procs_sum if procs_sum else math.nan}
+    submits = [record.submit for record, _, _ in judged]
+    starts = [start for _, start, _ in judged]
+    ends = [end for _, _, end in judged]
+    procs = [record.procs for record, _, _ in judged]
+    waits = [start - submit for start, submit in zip(starts, submits)]
+    bsld = bounded_slowdowns({"end": ends, "submit": submits, "runtime": [e - b for e, b in zip(ends, starts)]}, tau)
+    procs_sum = math.fsum(procs)
+    row: dict = {"jobs": n, "avg_wait": math.fsum(waits) / n, "max_wait": max(waits), "avg_bsld": math.fsum(bsld) / n,
+                 "mwbs": math.fsum(b * q for b, q in zip(bsld, procs)) / procs_sum if procs_sum else math.nan}
     if keep_jobs:  # in job order: the same jobs line up, job by job, across candidates of one week
+        ids = [record.id for record, _, _ in judged]
         order = sorted(range(n), key=ids.__getitem__)
         row["waits"] = [_number(waits[i]) for i in order]
-        row["users"] = [users[i] for i in order]
+        row["users"] = [judged[i][0].user for i in order]
     return row
 
 
