@@ -63,6 +63,7 @@ class SchedulerConfig:
     reservation: str = _default("reservation")
     backfill: bool = _default("backfill")  # False = strict order, no backfilling
     predictor: str = _default("predictor")  # planning estimates: walltime | last | avg2 | exact | virtual:X
+    overrun_estimate: str = _default("overrun_estimate")  # walltime | expired: a running job past its prediction
     kill_after: float | None = _default("kill_after")  # test option: kill each job once at this elapsed time
     fairness: bool = _default("fairness")  # also measure unfair delay and reservation violations (SPEC 3)
     seed: int = _default("seed")
@@ -149,7 +150,10 @@ class SchedulerConfig:
             base = f"EASY({self.selector}[{policy}] per {format_duration(self.period)}{theta})"
         else:
             base = self.build_algorithm().describe()
-        return base if self.predictor == "walltime" or not self.backfill else f"{base} predictor={self.predictor}"
+        if self.predictor == "walltime" or not self.backfill:
+            return base
+        kept = " overrun_estimate=expired" if self.overrun_estimate == "expired" else ""
+        return f"{base} predictor={self.predictor}{kept}"
 
     def build_algorithm(self) -> Algorithm:
         primary, backfill = self.orders()
@@ -187,4 +191,5 @@ class SchedulerConfig:
 
     def build(self, m: int, replay_memo: dict[str, float] | None = None) -> Core:
         """A fresh decision core for an m-processor machine (``replay_memo``: see ``build_hooks``)."""
-        return Core(m, self.build_algorithm(), self.build_hooks(replay_memo))
+        return Core(m, self.build_algorithm(), self.build_hooks(replay_memo),
+                    revise_overruns=self.overrun_estimate == "walltime")

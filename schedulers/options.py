@@ -36,6 +36,7 @@ from bftune.learning.selectors import SELECTORS
 from bftune.schedulers.core.durations import DurationError, format_duration, parse_duration
 from bftune.schedulers.core.easy import RESERVATION_MODELS
 from bftune.schedulers.core.policies import SELECTION_DEFAULT, UnknownPolicyError, get_policy
+from bftune.schedulers.core.state import OVERRUN_ESTIMATES
 from bftune.schedulers.hooks.classified import MODES as CLASSIFIER_MODES
 from bftune.workloads.limits import MAX_SEED
 
@@ -245,6 +246,10 @@ def _is_online(value: Any) -> bool:
     return value == "online"
 
 
+def _is_predicted(value: Any) -> bool:
+    return value != "walltime"
+
+
 #: The scheduling algorithms (``SchedulerConfig.build_algorithm`` builds each).
 SCHEDULERS = ("easy", "pv-easy")
 
@@ -255,6 +260,7 @@ BACKFILLING = Requirement("backfill", _is_true, "backfilling (drop --no-backfill
 EASY = Requirement("scheduler", _is_easy, "--scheduler easy")
 ONLINE_LEARNING = Requirement("learning", _is_online, "--learning online")
 SAFEGUARD = Requirement("safeguard", _is_true, "the safeguard (drop --no-safeguard)")
+PREDICTED = Requirement("predictor", _is_predicted, "a --predictor other than walltime")
 
 DURATIONS = {"threshold", "kill_after", "period", "divider_window", "safeguard_period"}
 
@@ -286,6 +292,11 @@ _TABLE = (
            "walltime, last (Last Model), avg2 (EASY++'s: mean of the user's last two runtimes), exact (true runtime), virtual:X (p(1+U(-X,X)), X in [0, 1), seeded) "
            f"({' | '.join(PREDICTORS)})",
            "scheduler", cli="--predictor", metavar="P", requires=(BACKFILLING, NO_CLASSIFIER)),
+    Option("overrun_estimate", choice(OVERRUN_ESTIMATES), "walltime",
+           "what a running job's planned end becomes once it outruns its prediction: its walltime (start + "
+           "walltime, the simplest of Tsafrir et al.'s corrections) or the expired prediction, kept (a scheduler "
+           "that never revises a prediction: the job's processors count as free from its predicted end on)",
+           "scheduler", cli="--overrun-estimate", choices=OVERRUN_ESTIMATES, requires=(PREDICTED,)),
     Option("kill_after", optional(duration(infinite=False, positive=True)), None,
            "test option: kill every job once when it has run this long, and requeue it",
            "scheduler", cli="--kill-after", metavar="DURATION"),

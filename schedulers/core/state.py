@@ -25,6 +25,11 @@ def _first(pair: tuple) -> tuple:
     return pair[0]
 
 
+#: What a running job's planned end becomes once the job outruns its planning estimate (option
+#: ``overrun_estimate``): its walltime (:meth:`MachineState.refresh_overdue`), or the expired estimate, kept.
+OVERRUN_ESTIMATES = ("walltime", "expired")
+
+
 # Ablations replace parts of it from Python (experiments/ablations_pveasy.py): compiled, it must allow that.
 @mypyc_attr(allow_interpreted_subclasses=True)
 class MachineState:
@@ -98,7 +103,9 @@ class MachineState:
         """A job still running past its estimate is expected to run to its walltime.
 
         Only predictions shorter than the walltime can be overrun (a walltime is
-        enforced by a kill at that exact time, reported in the same batch).
+        enforced by a kill at that exact time, reported in the same batch).  A
+        core built with ``overrun_estimate = "expired"`` never calls it: the
+        job keeps its expired end, so its processors count as free from then on.
         """
         running = self.by_end.items  # the list itself: this runs at every pass
         if not running or running[0].expected_end > now:
