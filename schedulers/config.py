@@ -61,6 +61,7 @@ class SchedulerConfig:
     backfill_policy: str | None = _default("backfill_policy")  # Pb; None = same as policy
     threshold: float = _default("threshold")  # Theta, seconds
     reservation: str = _default("reservation")
+    venture_fill: str = _default("venture_fill")  # PV-EASY: idle processors after step 3a: priority | shortest | none
     backfill: bool = _default("backfill")  # False = strict order, no backfilling
     predictor: str = _default("predictor")  # planning estimates: walltime | last | avg2 | exact | virtual:X
     overrun_estimate: str = _default("overrun_estimate")  # walltime | expired: a running job past its prediction
@@ -158,7 +159,7 @@ class SchedulerConfig:
     def build_algorithm(self) -> Algorithm:
         primary, backfill = self.orders()
         if self.scheduler == "pv-easy":
-            return PvEasy(primary)
+            return PvEasy(primary, self.venture_fill)
         return Easy(primary, backfill, reservation=self.reservation, backfill_enabled=self.backfill)
 
     def build_hooks(self, replay_memo: dict[str, float] | None = None) -> list[Hook]:

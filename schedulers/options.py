@@ -36,6 +36,7 @@ from bftune.learning.selectors import SELECTORS
 from bftune.schedulers.core.durations import DurationError, format_duration, parse_duration
 from bftune.schedulers.core.easy import RESERVATION_MODELS
 from bftune.schedulers.core.policies import SELECTION_DEFAULT, UnknownPolicyError, get_policy
+from bftune.schedulers.core.pveasy import VENTURE_FILLS
 from bftune.schedulers.core.state import OVERRUN_ESTIMATES
 from bftune.schedulers.hooks.classified import MODES as CLASSIFIER_MODES
 from bftune.workloads.limits import MAX_SEED
@@ -242,6 +243,10 @@ def _is_easy(value: Any) -> bool:
     return value == "easy"
 
 
+def _is_pv_easy(value: Any) -> bool:
+    return value == "pv-easy"
+
+
 def _is_online(value: Any) -> bool:
     return value == "online"
 
@@ -258,6 +263,7 @@ CLASSIFIER = Requirement("classifier", _is_set, "--classifier")
 NO_CLASSIFIER = Requirement("classifier", _is_unset, "no --classifier")
 BACKFILLING = Requirement("backfill", _is_true, "backfilling (drop --no-backfilling)")
 EASY = Requirement("scheduler", _is_easy, "--scheduler easy")
+PV_EASY = Requirement("scheduler", _is_pv_easy, "--scheduler pv-easy")
 ONLINE_LEARNING = Requirement("learning", _is_online, "--learning online")
 SAFEGUARD = Requirement("safeguard", _is_true, "the safeguard (drop --no-safeguard)")
 PREDICTED = Requirement("predictor", _is_predicted, "a --predictor other than walltime")
@@ -285,6 +291,11 @@ _TABLE = (
     Option("reservation", choice(RESERVATION_MODELS), "count",
            "reservation model: count (the studies') or machines (batsched easy_bf's)",
            "scheduler", cli="--reservation", choices=RESERVATION_MODELS, requires=(BACKFILLING, EASY)),
+    Option("venture_fill", choice(VENTURE_FILLS), "priority",
+           "what PV-EASY's venture backfilling starts on processors still idle after the jobs predicted to end "
+           "by the reservation: further jobs that fit, in priority order (SPEC 7), shortest prediction first, "
+           "or none",
+           "scheduler", cli="--venture-fill", choices=VENTURE_FILLS, requires=(PV_EASY,)),
     Option("backfill", boolean, True, "backfilling on (false: strict order)", "scheduler",
            cli="--no-backfilling", cli_value=False, requires=(EASY,)),
     Option("predictor", predictor, "walltime",

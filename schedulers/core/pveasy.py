@@ -22,7 +22,9 @@ One pass:
    waiting jobs that fit now and are predicted to end by s, nearest
    predicted completion first (ties: r, then id); then, while processors
    stay idle, further waiting jobs that fit, in priority order, whatever
-   their prediction.
+   their prediction (SPEC 7; option ``venture_fill``: ``shortest`` walks
+   them shortest planning estimate first instead, ``none`` leaves the
+   processors idle).
 
 Kills and the two backends.  A killed job keeps its machines until the
 driver reports the kill done (the local simulator: a second batch at the
@@ -60,6 +62,10 @@ PREEMPTION = "shadow-load preemption"
 #: Venture backfilling's first step walks waiting jobs by planning estimate (SPF on the
 #: estimate), so that the queue keeps that index for it.
 _BY_ESTIMATE = Order(SPF)
+#: What venture backfilling starts on processors still idle after the jobs predicted to end by the
+#: reservation (option ``venture_fill``): further jobs that fit in priority order (SPEC 7), shortest
+#: planning estimate first, or none.
+VENTURE_FILLS = ("priority", "shortest", "none")
 
 
 def _ending_within(by_estimate: Iterable[Job], horizon: float) -> Iterator[Job]:
@@ -89,8 +95,11 @@ class PvEasy:
 
     may_kill = True
 
-    def __init__(self, priority: Order) -> None:
+    def __init__(self, priority: Order, fill: str = "priority") -> None:
+        if fill not in VENTURE_FILLS:
+            raise ValueError(f"venture fill must be one of {', '.join(VENTURE_FILLS)}, not {fill!r}")
         self._priority = priority
+        self._fill = fill
 
     @property
     def priority(self) -> Order:
@@ -100,7 +109,8 @@ class PvEasy:
         self._priority = order
 
     def describe(self) -> str:
-        return f"PV-EASY({self._priority.describe()})"
+        fill = "" if self._fill == "priority" else f", venture_fill={self._fill}"
+        return f"PV-EASY({self._priority.describe()}{fill})"
 
     # --- the pass ---------------------------------------------------------------------------
 
@@ -156,9 +166,11 @@ class PvEasy:
         # 3a. Jobs predicted to end by the reservation, nearest predicted completion first.
         horizon = reserve - now
         free = _take_fitting(_ending_within(queue.iterate(_BY_ESTIMATE, now), horizon), free, taken, chosen)
-        # 3b. Idle processors left: further jobs that fit, in priority order, whatever their prediction.
-        if free > 0 and free >= queue.min_procs:
-            _take_fitting(queue.iterate(self._priority, now), free, taken, chosen)
+        # 3b. Idle processors left: further jobs that fit, in priority order (or as venture_fill says),
+        # whatever their prediction.
+        if self._fill != "none" and free > 0 and free >= queue.min_procs:
+            rest = _BY_ESTIMATE if self._fill == "shortest" else self._priority
+            _take_fitting(queue.iterate(rest, now), free, taken, chosen)
         machine_free = machine.free
         for job in chosen:
             core.start(job, ms.lowest(machine_free.intervals, job.procs), now, decisions)
