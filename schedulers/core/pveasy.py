@@ -26,6 +26,13 @@ One pass:
    them shortest planning estimate first instead, ``none`` leaves the
    processors idle).
 
+Each run venture backfilling starts is tagged in ``Job.info`` under
+:data:`VENTURE` with the step that started it, :data:`PREDICTED` (predicted to
+end by s) or :data:`FILLED` (filling idle processors); a run started in
+priority order (step 1) has no such tag.  The tag costs one small dict per
+venture start and lets an analysis of stored runs say which step started
+each run (and which of them preemption later killed).
+
 Kills and the two backends.  A killed job keeps its machines until the
 driver reports the kill done (the local simulator: a second batch at the
 same instant; Batsim: JOB_COMPLETED(KILLED) + JOB_KILLED in a later message
@@ -66,6 +73,17 @@ _BY_ESTIMATE = Order(SPF)
 #: reservation (option ``venture_fill``): further jobs that fit in priority order (SPEC 7), shortest
 #: planning estimate first, or none.
 VENTURE_FILLS = ("priority", "shortest", "none")
+#: ``Job.info`` key of the venture step that started a run, and its two values (module docstring).
+VENTURE = "venture"
+PREDICTED = "predicted"
+FILLED = "fill"
+
+
+def _untag(job: Job) -> None:
+    """A run started in priority order: no venture tag (a rerun copies its killed run's tags)."""
+    info = job.info
+    if info is not None and VENTURE in info:
+        del info[VENTURE]
 
 
 def _ending_within(by_estimate: Iterable[Job], horizon: float) -> Iterator[Job]:
@@ -139,6 +157,7 @@ class PvEasy:
                 return
         machine_free = core.machine.free
         for job in fitting:
+            _untag(job)
             core.start(job, ms.lowest(machine_free.intervals, job.procs), now, decisions)
         if head is not None and free > 0 and free >= queue.min_procs:
             self._venture(core, head, now, shadow, decisions)
@@ -166,11 +185,13 @@ class PvEasy:
         # 3a. Jobs predicted to end by the reservation, nearest predicted completion first.
         horizon = reserve - now
         free = _take_fitting(_ending_within(queue.iterate(_BY_ESTIMATE, now), horizon), free, taken, chosen)
+        predicted = len(chosen)
         # 3b. Idle processors left: further jobs that fit, in priority order (or as venture_fill says),
         # whatever their prediction.
         if self._fill != "none" and free > 0 and free >= queue.min_procs:
             rest = _BY_ESTIMATE if self._fill == "shortest" else self._priority
             _take_fitting(queue.iterate(rest, now), free, taken, chosen)
         machine_free = machine.free
-        for job in chosen:
+        for i, job in enumerate(chosen):
+            job.tag(VENTURE, PREDICTED if i < predicted else FILLED)
             core.start(job, ms.lowest(machine_free.intervals, job.procs), now, decisions)
