@@ -101,7 +101,8 @@ def _workload_options() -> OneLineParser:
                    help="which SWF records become jobs: spec (SPEC section 1, default), keep-overruns (every record "
                         "that ran; overruns end at their walltime), batsim-converter (Batsim's converter: "
                         "allocated procs, walltime max(request, 2 x runtime)) or ran (every job that ran, as "
-                        "recorded: the PV-EASY study's job sets); see bftune.workloads.swf")
+                        "recorded: the PV-EASY study's job sets) or ran-overruns-finish (the same, a job that outruns its "
+                        "request running to its end); see bftune.workloads.swf")
     g.add_argument("--preset", choices=tuple(PRESETS), default=None,
                    help="a study's defaults for --cleaning, the classifier options and --tau (explicit flags win): "
                         + "; ".join(f"{p.name}: {p.summary}" for p in PRESETS.values()))
