@@ -24,7 +24,7 @@ def load_study(number: str) -> Study:
     if module is None:
         raise CampaignError(f"study {number} ({title}) has no reproduction yet: its issue adds "
                             f"experiments/reproduce/study{number}.py and registers it in registry.py")
-    return importlib.import_module(f"bftune.experiments.reproduce.{module}").STUDY
+    return importlib.import_module(module if "." in module else f"bftune.experiments.reproduce.{module}").STUDY
 
 
 def selected(study: Study, scale: str, only: str | None) -> list[CampaignPlan]:
