@@ -86,23 +86,27 @@ def _starts(store: Store, trace: str) -> str:
     easy_blocked = store.value(MAIN, trace, "EASY", "fair_blocked_jobs")
     easy_backfilled = store.value(MAIN, trace, "EASY", "fair_backfilled_jobs")
     their_blocked, their_backfilled = pub(trace, "starts", "easy_blocked"), pub(trace, "starts", "easy_backfilled")
-    if None in (easy_blocked, easy_backfilled, their_blocked, their_backfilled):
-        return text
-    more = "more" if easy_blocked > their_blocked else "fewer"
-    fewer = "fewer" if easy_backfilled < their_backfilled else "more"
-    text += f"Our EASY blocks {more} and backfills {fewer} jobs than the study's"
+    compared = None not in (easy_blocked, easy_backfilled, their_blocked, their_backfilled)
+    if compared:
+        more = "more" if easy_blocked > their_blocked else "fewer"  # type: ignore[operator]
+        fewer = "fewer" if easy_backfilled < their_backfilled else "more"  # type: ignore[operator]
+        text += f"Our EASY blocks {more} and backfills {fewer} jobs than the study's"
+    else:
+        text += "How EASY's counts depend on choices the study leaves open"
     variants = [(name, what, store.value(name, trace, "EASY", "fair_blocked_jobs"),
                  store.value(name, trace, "EASY", "fair_backfilled_jobs"))
                 for name, what in (("abl_machines", "the machines reservation model"),
                                    ("abl_overruns_finish", "letting overruns run to their end"))]
     measured = [v for v in variants if v[2] is not None and v[3] is not None]
     if not measured:
-        return text + "; the machines reservation model and letting overruns run to their end are not measured here " \
-            + missing("abl_machines", "abl_overruns_finish") + "."
-    closes = [what for _, what, blocked, _ in measured if abs(blocked / their_blocked - 1) <= GAP]
+        return text + "; the machines reservation model and letting overruns run to their end are not measured " \
+            "here " + missing("abl_machines", "abl_overruns_finish") + "."
     figures = "; ".join(f"{what} (`{name}`): blocked {blocked:,.0f}, backfilled {backfilled:,.0f}"
                         for name, what, blocked, backfilled in measured)
-    verdict = ("the study's EASY is not specified further than \"EASY\"" if not closes else
+    if not compared:
+        return text + f": {figures}."
+    closes = [what for _, what, blocked, _ in measured if abs(blocked / their_blocked - 1) <= GAP]  # type: ignore[operator]
+    verdict = ("neither closes that gap: the study's EASY is not specified further than \"EASY\"" if not closes else
                f"{' and '.join(closes)} brings the blocked count within {GAP:.0%} of the study's")
     return text + f"; {figures}: {verdict}."
 
@@ -170,8 +174,16 @@ def _from_to(errors: list[float], old: list[float], new: list[float]) -> str:
     return " and ".join(f"from {a:.2f} to {b:.2f} at x = {percent(e)}" for e, a, b in zip(errors, old, new))
 
 
-def virtual_gap(store: Store, trace: str = "CTC-SP2") -> str:
+def covers(store: Store, name: str, trace: str) -> bool:
+    """Whether campaign ``name`` is stored with runs on ``trace``, or not stored at all (then its absence is said)."""
+    table = store.table(name)
+    return table is None or trace in set(table["short"])
+
+
+def virtual_gap(store: Store, trace: str) -> str:
     """Figure 4: what keeping expired predictions does to FCFS-EASY and SJF-EASY (``abl_expired_virtual``)."""
+    if not covers(store, "abl_expired_virtual", trace):
+        return ""
     errors = _virtual_pairs(store, trace)
     easy = store.value(MAIN, trace, "EASY", "avg_bsld")
     if not errors or easy is None:
@@ -212,8 +224,10 @@ def virtual_gap(store: Store, trace: str = "CTC-SP2") -> str:
     return text + "\n"
 
 
-def sjf_gap(store: Store, trace: str = "CTC-SP2") -> str:
+def sjf_gap(store: Store, trace: str) -> str:
     """Figure 4's SJF-EASY without any predictor (``abl_sjf_requests``), beside ours and PV-EASY's."""
+    if not covers(store, "abl_sjf_requests", trace):
+        return ""
     table = store.table(MAIN)
     errors = [] if table is None else sorted(float(e) for e in set(table["error"].dropna()) if e > 0
                                              and store.run(MAIN, trace, "SJF-EASY", error=e, seed=1) is not None

@@ -157,9 +157,10 @@ def _main(store: Store, lines: list[str]) -> None:
     if checks:
         lines.append(checks)
         lines.append("")
-        for text in (explain.virtual_gap(store), explain.sjf_gap(store)):
-            if text:
-                lines.append(text)
+        for label in dict.fromkeys(summary["trace"]):
+            for text in (explain.virtual_gap(store, short(label)), explain.sjf_gap(store, short(label))):
+                if text:
+                    lines.append(text)
     lines.append(f"![virtual predictor](campaigns/{MAIN}/plots/virtual_predictor.png)\n")
 
 

@@ -9,7 +9,8 @@ import pytest
 from bftune.experiments.campaign.config import campaign_from_dict
 from bftune.experiments.cli import main
 from bftune.experiments.reproduce import (claims004, command, registry, stored004, study000, study001, study002,
-                                          study003, study004, table7004)
+                                          study004, table7004)
+from bftune.experiments.studies import s003 as study003
 from bftune.experiments.reproduce.registry import SCALES, STUDIES
 from bftune.experiments.reproduce.study import CampaignPlan, Study, SHARED_WORKLOADS
 from locations import SHARED
