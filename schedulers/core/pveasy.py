@@ -53,8 +53,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Iterable, Iterator
 
-from mypy_extensions import mypyc_attr
-
 from bftune.schedulers.core import machines as ms
 from bftune.schedulers.core.decisions import Decisions
 from bftune.schedulers.core.easy import shadow_time
@@ -106,8 +104,6 @@ def _take_fitting(jobs: Iterable[Job], free: int, taken: set[str], chosen: list[
     return free
 
 
-# Ablations override its steps from Python (experiments/ablations_pveasy.py): compiled, it must allow that.
-@mypyc_attr(allow_interpreted_subclasses=True)
 class PvEasy:
     """Preemptive venture EASY backfilling over a priority order."""
 

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from typing import Callable, Hashable
 
-from mypy_extensions import mypyc_attr
-
 from bftune.schedulers.core.jobs import Job
 from bftune.schedulers.core.machines import Interval, MachineSet
 from bftune.schedulers.core.ordering import Order, RankKey
@@ -30,8 +28,6 @@ def _first(pair: tuple) -> tuple:
 OVERRUN_ESTIMATES = ("walltime", "expired")
 
 
-# Ablations replace parts of it from Python (experiments/ablations_pveasy.py): compiled, it must allow that.
-@mypyc_attr(allow_interpreted_subclasses=True)
 class MachineState:
     """Free machines and running jobs, indexed by expected end for reservations."""
 

@@ -113,7 +113,10 @@ def _victims(store: Store, trace: str, p: pd.DataFrame, short: np.ndarray, kills
         return ""
     predicted, fill = starts.loc["predicted"], starts.loc["fill"]
     wasted = starts["killed_work"].sum() / HOUR
-    return (f"The victims are long jobs: the jobs of killed runs have a median runtime of "
+    typical = float(p["runtime"].median())
+    long = min(predicted["killed_median_job_runtime"], fill["killed_median_job_runtime"]) > typical
+    return (("The victims are long jobs" if long else "The victims") + " (median runtime of every job "
+            f"{typical / HOUR:.1f} h): the jobs of killed runs have a median runtime of "
             f"{predicted['killed_median_job_runtime'] / HOUR:.1f} h (runs started by venture backfilling's first step, "
             f"predicted to end by the reservation: `predicted` in `starts.csv`) and "
             f"{fill['killed_median_job_runtime'] / HOUR:.1f} h (its second step, started whatever the prediction: "
