@@ -21,6 +21,7 @@ Modules: ``registry.py`` (the studies, import-light, for the parser),
 ``study.py`` (what a study declares), ``command.py`` (the sub-command),
 ``markdown.py`` (table helpers), ``embedded.py``, ``published004.py`` and ``naming.py``
 (published data and the policy-naming evidence), ``studyNNN.py``.
-``embedded.py`` gathers the campaigns' own reports for studies 002 and 003,
-whose campaign kinds already set the published figures beside ours.
+``embedded.py`` gathers the campaigns' own reports for study 002, whose
+campaign kind already sets the published figures beside ours.  Study 003
+is a plug-in folder, ``experiments/studies/s003/``.
 """
