@@ -127,7 +127,7 @@ def claims_note(store: Store, trace: str) -> str:
     easy, pv, last = (store.value(MAIN, trace, s, "avg_bsld") for s in ("EASY", "PV-EASY", "EASY-Last"))
     kept = store.value("abl_expired", trace, "EASY-Last", "avg_bsld")
     parts = []
-    if None not in (easy, pv, last):
+    if easy is not None and pv is not None and last is not None:
         worst = last >= max(easy, pv)
         head = ("EASY-Last is the worst here" if worst else
                 "EASY-Last is not the worst here because our EASY-Last revises an expired prediction to the walltime")
@@ -149,7 +149,7 @@ def claims_note(store: Store, trace: str) -> str:
 
 def _virtual_pairs(store: Store, trace: str) -> list[float]:
     """The errors at which both the main campaign and ``abl_expired_virtual`` stored seed 1 of every strategy."""
-    errors = []
+    errors: list[float] = []
     table = store.table("abl_expired_virtual")
     if table is None:
         return errors

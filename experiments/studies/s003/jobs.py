@@ -245,13 +245,14 @@ def blocked_gap(store: Store, trace: str) -> str:
                 f"against {as_es:.1f} of the MBS), and {to_p:.2f} h against {to_e:.2f} h to reach the head of the "
                 f"queue ({to_ps:.1f} against {to_es:.1f} of the MBS).")
     ahead_p, ahead_e = queue_ahead(p, pb & big, int(m)), queue_ahead(e, eb & big, int(m))
-    waits = [store.value(MAIN, trace, s, "avg_wait") for s in ("PV-EASY", "EASY")]
+    wait_p, wait_e = (store.value(MAIN, trace, s, "avg_wait") for s in ("PV-EASY", "EASY"))
     wasted = store.value(MAIN, trace, "PV-EASY", "wasted_load")
     text.append(f"At its submission it finds {ahead_p[0]:.1f} jobs and {ahead_p[2]:.2f} machine-hours of higher "
                 f"priority whose final run has not started under PV-EASY ({ahead_p[1]:.1f} of these jobs preempted at "
                 f"some point), against {ahead_e[0]:.1f} and {ahead_e[2]:.2f} under EASY"
-                + (f"; every job waits {waits[0] / HOUR:.2f} h on average against {waits[1] / HOUR:.2f} h (PV-EASY's "
-                   f"wasted load {wasted:.2%})." if None not in waits and wasted is not None else "."))
+                + (f"; every job waits {wait_p / HOUR:.2f} h on average against {wait_e / HOUR:.2f} h (PV-EASY's "
+                   f"wasted load {wasted:.2%})." if wait_p is not None and wait_e is not None and wasted is not None
+                   else "."))
     text.append(_rules(store, trace, p, bp, q, big, ge, pb, own_p[0], own_e[0], n_p))
     if as_p < as_e and to_p > to_e and not holds:
         text.append("So on this trace our PV-EASY shortens a big job's time as the blocked head, as the study says, "
@@ -266,7 +267,7 @@ def _rules(store: Store, trace: str, p: pd.DataFrame, bp: np.ndarray, q: np.ndar
            ge: np.ndarray, pb: np.ndarray, own: float, easy: float, n_p: int) -> str:
     """PV-EASY's MBS of its big blocked jobs under each counting rule and each prediction choice."""
     one = p["blocked_one_pass"].to_numpy() == 1
-    rules = [("blocked counted once per instant", means(bp, q, one & big)[0]),
+    rules: list[tuple[str, float | None]] = [("blocked counted once per instant", means(bp, q, one & big)[0]),
              ("q >= m/4", means(bp, q, pb & ge)[0]),
              ("a preempted job's wait from its requeue", means(bsld(p, since="requeue"), q, pb & big)[0])]
     for name, what in (("abl_expired", "expired predictions kept"), ("abl_exact", "exact predictions instead of "
