@@ -160,13 +160,18 @@ def _virtual_pairs(store: Store, trace: str) -> list[float]:
     return errors
 
 
+def listed(items: list[str]) -> str:
+    """ "a", "a and b", "a, b and c"."""
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
 def _at(errors: list[float], values: list[float]) -> str:
-    """ "7.63 and 7.78" for several errors, in their order, or one value."""
-    return " and ".join(f"{v:.2f}" for v in values)
+    """ "7.63 and 7.78": one value per error, in their order."""
+    return listed([f"{v:.2f}" for v in values])
 
 
 def _xs(errors: list[float]) -> str:
-    return " and ".join(percent(e) for e in errors)
+    return listed([percent(e) for e in errors])
 
 
 def _from_to(errors: list[float], old: list[float], new: list[float]) -> str:
@@ -232,6 +237,7 @@ def sjf_gap(store: Store, trace: str) -> str:
     errors = [] if table is None else sorted(float(e) for e in set(table["error"].dropna()) if e > 0
                                              and store.run(MAIN, trace, "SJF-EASY", error=e, seed=1) is not None
                                              and store.run(MAIN, trace, "PV-EASY", error=e, seed=1) is not None)
+    errors = [e for e in errors if e in _virtual_pairs(store, trace)] or errors  # those of the text above
     requests = store.run("abl_sjf_requests", trace, "EASY")
     head = (f"SJF-EASY, read the ways the study allows ({trace}, seed 1). The study's SJF-EASY \"selects backfilled "
             "jobs according to the order of Short Job First\", and its virtual predictor \"replaced user estimates\" "
