@@ -17,6 +17,8 @@ from bftune.experiments.studies.s003 import plan, report
 STUDY = Study(
     number="003", title="PV-EASY: shadow-load preemption and venture backfilling",
     seed_file="003_dd76c05782ff7524.txt", plan=plan.plan, report=report.report,
-    durations={"quick": "CTC-SP2, 12 whole-trace runs and 4 ablation campaigns (9 runs): about a minute on 2 cores",
-               "paper": "CTC-SP2 and SDSC-BLUE, 252 whole-trace runs: about two hours on 2 cores; the 11 ablation "
-                        "campaigns (35 runs): not yet measured"})
+    durations={"quick": "CTC-SP2, 12 whole-trace runs and 4 ablation campaigns (9 runs): about 100 CPU-seconds with "
+                        "the interpreted core, under a minute on 2 idle cores",
+               "paper": "CTC-SP2 and SDSC-BLUE, 252 whole-trace runs (1,959 CPU-seconds: CTC-SP2 498, SDSC-BLUE 1,461) "
+                        "and 11 ablation campaigns (25 runs, 180 CPU-seconds), interpreted core, the stored runs' "
+                        "cpu_s on the project machine (2026-11-25): about 20 minutes on 2 idle cores"})
