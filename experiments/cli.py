@@ -140,7 +140,8 @@ def _workload_options() -> OneLineParser:
                    help="which SWF records become jobs: spec (SPEC section 1, default), keep-overruns (every record "
                         "that ran; overruns end at their walltime), batsim-converter (Batsim's converter: "
                         "allocated procs, walltime max(request, 2 x runtime)) or ran (every job that ran, as "
-                        "recorded); see bftune.workloads.swf")
+                        "recorded) or ran-overruns-finish (the same, a job that outruns its request running to "
+                        "its end); see bftune.workloads.swf")
     g.add_argument("--timezone", metavar="ZONE",
                    help="the zone a Slurm dump's local times are in (the cluster's, e.g. Europe/Stockholm: "
                         "daylight-saving changes read right); default UTC")

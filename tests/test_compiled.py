@@ -27,12 +27,18 @@ PROBE = ("import bftune.compiled as c, bftune.schedulers.core.engine as e; "
          "print('compiled' if c.active() else 'interpreted', e.__file__)")
 
 
-ABLATIONS = """
-from bftune.experiments import ablations_pveasy as a
+#: PV-EASY and EASY-Last under the options that change the core's planning (venture backfilling's second step,
+#: expired predictions kept), with the fairness monitor: every summary figure, printed.
+VARIANTS = """
+from bftune.experiments.local_run import run_local
+from bftune.schedulers.config import SchedulerConfig
 from bftune.workloads.synthetic import generate
-trace, options = generate(800, 32, seed=4), {"scheduler": "pv-easy", "predictor": "last"}
-print(a.row("never", trace, options, machine=a.NeverRevised)[0])
-print(a.row("rest", trace, options, adapt=a.VentureRestAdapter("priority", extra=True))[0])
+trace = generate(800, 32, seed=4)
+for options in ({"scheduler": "pv-easy", "predictor": "last", "venture_fill": "shortest"},
+                {"scheduler": "pv-easy", "predictor": "last", "venture_fill": "none", "overrun_estimate": "expired"},
+                {"predictor": "last", "overrun_estimate": "expired"}):
+    summary, _ = run_local(trace, SchedulerConfig.from_options({**options, "fairness": True}))
+    print("variant", {k: v for k, v in summary.items() if k not in ("config", "simulation_seconds")})
 """
 
 
@@ -223,10 +229,10 @@ def test_accelerate_builds_a_core_that_decides_as_the_interpreted_one(real_build
                        env={**env, compiled.SWITCH: core}, check=True, capture_output=True)
         outs.append((out / "out_jobs.csv").read_bytes())
     assert outs[0] == outs[1]
-    # Python subclasses of compiled classes (the PV-EASY ablations' machine state and algorithms).
-    rows = [subprocess.run([sys.executable, "-c", ABLATIONS], env={**env, compiled.SWITCH: core}, check=True,
+    # The options that change the core's planning decide alike compiled and interpreted.
+    rows = [subprocess.run([sys.executable, "-c", VARIANTS], env={**env, compiled.SWITCH: core}, check=True,
                            capture_output=True, text=True).stdout for core in ("interpreted", "auto")]
-    assert rows[0] == rows[1] and rows[0].count("ablation") == 2
+    assert rows[0] == rows[1] and rows[0].count("variant") == 3
     removed = subprocess.run(CLI + ["accelerate", "--remove"], env=env, capture_output=True, text=True, check=True)
     assert "removed 1 build" in removed.stdout
     assert run_probe(cache).stdout.split()[0] == "interpreted"

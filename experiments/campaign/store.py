@@ -179,7 +179,8 @@ def consolidate(out_dir: str | os.PathLike[str]) -> dict[str, Path]:
                      **rec["summary"]})
         for table in kind.tables:
             key = {"run_id": sd["run_id"], **{k: sd["labels"].get(k) for k in table.key}}
-            rows[table.name].extend({**key, **row} for row in rec[table.field])
+            # .get: a run stored before its kind had this table contributes no rows (its other tables stand)
+            rows[table.name].extend({**key, **row} for row in rec.get(table.field, ()))
     frames = {"runs": pd.DataFrame(runs) if runs else pd.DataFrame(columns=["run_id", *labels])}
     for table in kind.tables:
         df = pd.DataFrame(rows[table.name], columns=list(table.columns))
