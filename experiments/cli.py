@@ -10,9 +10,8 @@ import argparse
 import contextlib
 import os
 import sys
-import warnings
 from pathlib import Path
-from typing import Callable, Iterator
+from typing import Callable
 
 from bftune import __version__, compiled
 from bftune.experiments import interrupts
@@ -24,6 +23,7 @@ from bftune.files import (OutputError, atomic_write_many, check_output_dir, chec
 from bftune.experiments.presets import PRESETS, get_preset
 from bftune.experiments.reproduce.cli import add_reproduce_parser
 from bftune.experiments.tune.cli import add_tune_parser
+from bftune.experiments.streams import STDOUT, NamedStream, one_line_warnings, silence_stdout, stdout_failure
 from bftune.gcpause import paused_gc
 from bftune.experiments.heap import fix_mmap_threshold
 from bftune.schedulers.config import ConfigError, SchedulerConfig
@@ -63,7 +63,7 @@ class OneLineParser(argparse.ArgumentParser):
             file.write(message)
             file.flush()
         except BrokenPipeError:
-            _silence_stdout()
+            silence_stdout()
 
 
 # --- values of the flags that are not scheduler options ---------------------------------------
@@ -466,7 +466,7 @@ def main(argv: list[str] | None = None) -> int:
     except SystemExit as exc:  # --help, --version, or a usage error (one line, see OneLineParser)
         return exc.code if isinstance(exc.code, int) else 0
     except OSError as exc:  # --help or --version into a full standard output
-        _silence_stdout()
+        silence_stdout()
         print(f"bftune: error: {STDOUT}: {exc.strerror or exc}", file=sys.stderr)
         return 2
     if not getattr(args, "func", None):
@@ -487,85 +487,17 @@ def main(argv: list[str] | None = None) -> int:
         print(f"bftune: {what}", file=sys.stderr)
         return interrupts.exit_status(exc)
     except BrokenPipeError:  # output piped into `head` and the like
-        _silence_stdout()
+        silence_stdout()
         return 0
     except OSError as exc:  # a full disk, an I/O error, a file that vanished: one line naming it
         if exc.filename == STDOUT:
-            _silence_stdout()
+            silence_stdout()
         reason = exc.strerror or str(exc)
         print(f"bftune: error: {exc.filename}: {reason}" if exc.filename else f"bftune: error: {reason}",
               file=sys.stderr)
         return 2
     finally:
         sys.stdout = stdout
-
-
-@contextlib.contextmanager
-def one_line_warnings() -> Iterator[None]:
-    """bftune's own warnings (``UnpinnedChecksumWarning``...) as one line, ``bftune: warning: ...``, rather than
-    Python's two-line format naming a source line of bftune; other libraries' warnings as they were."""
-    previous = warnings.showwarning
-
-    def show(message, category, filename, lineno, file=None, line=None) -> None:
-        if category.__module__.startswith("bftune."):
-            print(f"bftune: warning: {message}", file=sys.stderr)
-        else:
-            previous(message, category, filename, lineno, file, line)
-
-    warnings.showwarning = show
-    try:
-        yield
-    finally:
-        warnings.showwarning = previous
-
-
-#: How errors name standard output (``bftune policies >/dev/full``).
-STDOUT = "standard output"
-
-
-class NamedStream:
-    """A text stream whose write errors name it (``os.write`` errors name no file)."""
-
-    def __init__(self, stream, name: str) -> None:
-        self._stream = stream
-        self._name = name
-
-    def write(self, text: str) -> int:
-        try:
-            return self._stream.write(text)
-        except OSError as exc:
-            raise type(exc)(exc.errno, exc.strerror, self._name) from None
-
-    def flush(self) -> None:
-        try:
-            self._stream.flush()
-        except OSError as exc:
-            raise type(exc)(exc.errno, exc.strerror, self._name) from None
-
-    def __getattr__(self, name: str):
-        return getattr(self._stream, name)
-
-
-def _stdout_failure() -> OSError | None:
-    """Flush standard output; the error if that fails (then output goes nowhere, quietly)."""
-    try:
-        sys.stdout.flush()
-    except OSError as exc:
-        _silence_stdout()
-        return exc
-    except ValueError:  # closed
-        return None
-    return None
-
-
-def _silence_stdout() -> None:
-    """Point file descriptor 1 at /dev/null so that the interpreter's final flush cannot fail again."""
-    try:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        os.close(devnull)
-    except (OSError, ValueError, AttributeError):
-        pass
 
 
 #: Commands that start no thread or process of their own: they may skip interpreter teardown.
@@ -585,7 +517,7 @@ def entry() -> None:
     argv = sys.argv[1:]
     fix_mmap_threshold()  # freed parsing buffers go back to the system (see experiments/heap.py)
     code = main(argv)
-    failure = _stdout_failure()  # `bftune policies >/dev/full`: say so, rather than exit 0 or a traceback
+    failure = stdout_failure()  # `bftune policies >/dev/full`: say so, rather than exit 0 or a traceback
     if failure is not None and not isinstance(failure, BrokenPipeError) and code == 0:
         print(f"bftune: error: standard output: {failure.strerror or failure}", file=sys.stderr)
         code = 2

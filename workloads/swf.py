@@ -45,7 +45,6 @@ from __future__ import annotations
 import io
 import math
 import os
-import re
 import warnings
 from array import array
 from pathlib import Path
@@ -71,6 +70,7 @@ from bftune.workloads.cleaning import (  # noqa: F401 - re-exports
     dropped_jobs,
 )
 from bftune.workloads.errors import WorkloadError
+from bftune.workloads.swf_header import add_header_line, comment_lines, is_utf8, machine_size, start_time
 from bftune.workloads.model import JobRecord, Trace
 
 #: SWF field names, 1-based position = index + 1 (SPEC section 1).
@@ -105,8 +105,6 @@ TIME_FIELDS: tuple[int, ...] = (1, 3, 8)
 #: A header line "; Key: value" (also what the SWF writer rewrites): the key is one word and the colon
 #: must be followed by white space or the end of line, so that continuation lines such as
 #: ";              http://www..." are not mistaken for a key "http".
-HEADER_RE = re.compile(r"^;\s*([A-Za-z][A-Za-z0-9_-]*)\s*:(?:\s+(.*?))?\s*$")
-_LEADING_INT_RE = re.compile(r"^\s*([+-]?\d+)")
 
 
 # --------------------------------------------------------------------------
@@ -227,7 +225,7 @@ def _scan(blocks: Iterator[tuple[int, list[bytes]]], source: str) -> _Scan:
             jobs.append(b"")
             scan.jobs.append(b"\n".join(jobs))
         if scan.utf8 and not all(map(bytes.isascii, block)):
-            scan.utf8 = _is_utf8(b"\n".join(block))
+            scan.utf8 = is_utf8(b"\n".join(block))
     return scan
 
 
@@ -309,7 +307,7 @@ def _parse_careful(lines: Iterable[tuple[int, str]], source: str, max_procs: int
         if parts[0][0] == ";":
             bounds.comment(len(line), lineno)
             header_lines.append(line.rstrip())
-            _add_header_line(header, line)
+            add_header_line(header, line)
             continue
         bounds.job_lines(1, lineno)
         if len(parts) == N_FIELDS:
@@ -327,7 +325,7 @@ def _parse_careful(lines: Iterable[tuple[int, str]], source: str, max_procs: int
                 raise WorkloadError(f"{source}:{lineno}: {exc}") from None
             malformed += 1
 
-    m = _machine_size(header, max_procs, source)
+    m = machine_size(header, max_procs, source)
     jobs, counts = clean_rows(rows, m, walltime_fallback=walltime_fallback, cleaning=cleaning)
     counts["malformed_line"] = malformed
     return _make_trace(jobs, len(rows), counts, m, header, header_lines, source, name)
@@ -353,7 +351,7 @@ def _make_trace(jobs: list[JobRecord], n_lines: int, counts: dict[str, int], m: 
         max_procs=m,
         name=name,
         header=header,
-        unix_start_time=_start_time(header, source),
+        unix_start_time=start_time(header, source),
         timezone=header.get("TimeZoneString"),
         cleaning=cleaning,
         source=source,
@@ -364,7 +362,6 @@ def _make_trace(jobs: list[JobRecord], n_lines: int, counts: dict[str, int], m: 
 #: Below this size the line-by-line path is as fast as the vectorised one.
 FAST_PATH_MIN_CHARS = 1_000_000
 
-_COMMENT_RE = re.compile(rb"^[ \t]*;.*$", re.MULTILINE)
 #: Beyond this magnitude a float64 no longer holds every integer: such a file takes the careful path.
 _EXACT_FLOAT_LIMIT = 2.0**53
 
@@ -400,7 +397,7 @@ def _parse_fast(box: list[bytes], source: str, max_procs: int | None, walltime_f
     if not _well_formed(a):
         return None
     if header_lines is None:
-        header_lines = _comment_lines(data)
+        header_lines = comment_lines(data)
     del data
     box.clear()  # well-formed: the bytes are no longer needed
     columns = _table_columns(a)
@@ -472,8 +469,8 @@ def _trace_from_columns(columns: list[array], header_lines: list[str], source: s
     """The cleaned Trace of a well-formed file's :data:`CLEANED_FIELDS` (a cache hit or the fast path)."""
     header: dict[str, str] = {}
     for line in header_lines:
-        _add_header_line(header, line)
-    m = _machine_size(header, max_procs, source)
+        add_header_line(header, line)
+    m = machine_size(header, max_procs, source)
     fields = FieldColumns(*map(_careful_column, columns))  # type: ignore[arg-type]  # (12 columns, in order)
     jobs, counts = clean_columns(fields, m, walltime_fallback, cleaning)
     return _make_trace(jobs, len(fields.id), counts, m, header, header_lines, source, name)
@@ -483,28 +480,6 @@ def _careful_column(column: array) -> Sequence[int | float]:
     """A stored column with the values the careful path parses: an int64 array as it is (its items are
     ints), a float64 one (fractional times) as a list holding int where a value is integral."""
     return column if column.typecode == "q" else careful_numbers(column)
-
-
-def _comment_lines(data: bytes) -> list[str]:
-    """The ``;`` lines of an SWF file's bytes, decoded as the careful path decodes the file.
-
-    Only the part up to the last ``;`` is scanned (the archive's comments
-    are a header): a regular expression over 30 MB of job lines is slow.
-    """
-    last = data.rfind(b";")
-    if last < 0:
-        return []
-    end = data.find(b"\n", last)
-    encoding = "utf-8" if data.isascii() or _is_utf8(data) else "latin-1"
-    return [line.decode(encoding).rstrip() for line in _COMMENT_RE.findall(data, 0, end if end >= 0 else len(data))]
-
-
-def _is_utf8(data: bytes) -> bool:
-    try:
-        data.decode("utf-8")
-    except UnicodeDecodeError:
-        return False
-    return True
 
 
 def trace_name_from_path(path: str | os.PathLike[str]) -> str:
@@ -554,45 +529,6 @@ def _parse_number(token: str, index: int) -> int | float:
     if index in INTEGRAL_FIELDS:
         raise _FieldError(f"{where}: {token!r} must be an integer")
     return value
-
-
-def _add_header_line(header: dict[str, str], line: str) -> None:
-    match = HEADER_RE.match(line.strip())
-    if match is None:
-        return
-    key, value = match.group(1), match.group(2) or ""
-    if key in header:
-        header[key] = f"{header[key]}\n{value}"
-    else:
-        header[key] = value
-
-
-def _start_time(header: dict[str, str], source: str) -> int | None:
-    """The header's UnixStartTime, a time within ``limits.MAX_TIME`` (None if absent)."""
-    start = _header_int(header, "UnixStartTime")
-    return None if start is None else int(limits.time(start, f"{source}: header UnixStartTime"))
-
-
-def _header_int(header: dict[str, str], key: str) -> int | None:
-    value = header.get(key)
-    if value is None:
-        return None
-    match = _LEADING_INT_RE.match(value.split("\n", 1)[0])
-    # 40 digits are out of every range already; more would meet int()'s limit of 4300 digits.
-    return int(match.group(1)[:40]) if match else None
-
-
-def _machine_size(header: dict[str, str], max_procs: int | None, source: str) -> int:
-    if max_procs is not None:
-        return limits.procs(max_procs, f"{source}: max_procs")
-    for key in ("MaxProcs", "MaxNodes"):
-        value = _header_int(header, key)
-        if value is not None and value > 0:
-            return limits.procs(value, f"{source}: header {key}")
-    raise WorkloadError(
-        f"{source}: the header has no usable MaxProcs or MaxNodes; "
-        "give the machine size explicitly (--procs / max_procs=)"
-    )
 
 
 def _check_unique_ids(jobs: list[JobRecord], source: str) -> None:

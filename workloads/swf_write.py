@@ -14,7 +14,7 @@ from typing import Iterable
 
 from bftune.files import atomic_write_bytes
 from bftune.workloads.model import Trace
-from bftune.workloads.swf import HEADER_RE
+from bftune.workloads.swf_header import HEADER_RE
 
 
 

@@ -23,6 +23,7 @@ from bftune.experiments.studies.s003 import explain, jobs, published
 from bftune.experiments.studies.s003.plan import MAIN, SCALES, ablations
 from bftune.experiments.studies.s003.published import PUBLISHED
 from bftune.experiments.studies.s003.stored import Store, short
+from bftune.workloads.archive import Archive
 
 GAP = 0.10  # gaps beyond 10 % are marked and explained
 #: The study's table of each of our tables, and its title.
@@ -180,7 +181,9 @@ def _ablations(store: Store, scale: str, lines: list[str]) -> None:
     lines.append(md_table(pd.DataFrame(rows)))
 
 
-def report(out: Path, scale: str) -> str:
+def report(out: Path, scale: str, archive: Archive) -> str:
+    """Study 003's report reads only its stored runs: the archive is the plug-in contract's, unused here."""
+    del archive
     store = Store(out)
     lines: list[str] = []
     _main(store, lines)

@@ -25,6 +25,7 @@ from bftune.experiments.studies import s003
 from bftune.experiments.studies.s003 import jobs, plan, report
 from bftune.experiments.studies.s003.published import PUBLISHED
 from bftune.experiments.studies.s003.stored import Store
+from bftune.workloads.archive import Archive
 
 FIXTURES = Path(s003.__file__).parent / "fixtures"
 SYNTHETIC = "synthetic:1500:128:3"  # PV-EASY's MBS 17 % above EASY's: Figure 5's gap is taken apart
@@ -63,7 +64,7 @@ def reproduction(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="module")
 def text(reproduction) -> str:
-    return report.report(reproduction, "paper")
+    return report.report(reproduction, "paper", Archive(reproduction))
 
 
 def test_each_ablation_changes_only_what_it_says():
@@ -185,5 +186,5 @@ def test_the_mbs_gap_is_taken_apart_job_by_job(reproduction, text):
 
 
 def test_an_empty_directory_says_every_campaign_is_missing(tmp_path):
-    text = s003.STUDY.report(tmp_path, "quick")
+    text = s003.STUDY.report(tmp_path, "quick", Archive(tmp_path))
     assert "Not run yet" in text and text.count("not run yet") == len(plan.QUICK)
