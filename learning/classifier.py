@@ -238,7 +238,7 @@ class RuntimeClassifier:
         # Training set: rows of labelled finished jobs and their labels.
         self._train_rows: list[int] = []
         self._train_y: list[int] = []
-        self._pending: list[tuple[tuple, bool]] = []  # weekly mode: recorded at the next boundary
+        self._pending: list[tuple[tuple, bool, bool]] = []  # weekly mode: (keys, class, counted) at the next boundary
         self._finished_this_week = 0
         self._labelled_at_last_fit = 0
 

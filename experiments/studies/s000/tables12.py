@@ -85,6 +85,17 @@ def section(out: Path) -> str:
 
 def simulators(out: Path) -> str:
     """How far ours and ocst lie apart, AvgWait and MaxWait separately, and what is known of why."""
+    spread_ = spread(out)
+    if not spread_:
+        return ""
+    return (f" Ours against ocst: {spread_}. The known differences between the simulators are their tie rules "
+            "(study 001's report, `../shared/tools/build-ocst.sh` trap 11); a maximum wait is one job's, which a "
+            "few tie decisions can move far. That they account for every difference here was not checked job by "
+            "job.")
+
+
+def spread(out: Path) -> str:
+    """AvgWait's and MaxWait's relative differences, ours against ocst, over Tables 1-2 ('' if ocst not run)."""
     avg, worst = [], []
     for name, policy in TABLES12:
         ours = _load(out / "tables12" / f"{name}_{policy}_bftune.json") or {}
@@ -96,8 +107,6 @@ def simulators(out: Path) -> str:
     if not avg:
         return ""
     far = max(worst, key=lambda w: abs(w[0]))
-    return (f" Ours against ocst: AvgWait {min(avg):+.1f} to {max(avg):+.1f} %, MaxWait {min(w[0] for w in worst):+.1f} "
-            f"to {max(w[0] for w in worst):+.1f} % (most on {far[1]} EASY-{far[2]}: {far[3]:,.0f} s against "
-            f"{far[4]:,.0f} s). The known differences between the simulators are their tie rules (study 001's "
-            "report, `../shared/tools/build-ocst.sh` trap 11); a maximum wait is one job's, which a few tie "
-            "decisions can move far. That they account for every difference here was not checked job by job.")
+    return (f"AvgWait {min(avg):+.1f} to {max(avg):+.1f} %, MaxWait {min(w[0] for w in worst):+.1f} to "
+            f"{max(w[0] for w in worst):+.1f} % (most on {far[1]} EASY-{far[2]}: {far[3]:,.0f} s against "
+            f"{far[4]:,.0f} s)")

@@ -197,9 +197,10 @@ def _easy_plus_plus_reading(all_gains: dict[str, list[float | None]]) -> str:
     text = []
     if far:
         text.append(f"On {' and '.join(far)}, EASY++ gains nothing like what the study measured under any of the "
-                    "three job sets: the study's EASY-FCFS or its EASY++ (the paper describes neither beyond the "
-                    "citation) is not ours there. If it is the base, Table 7's improvements on those traces are "
-                    "measured against one that no job-set reading of ours reproduces.")
+                    "three job sets: the study's EASY-FCFS or its EASY++ (the paper gives EASY++ one sentence and "
+                    "its EASY-FCFS none beyond the citation) is not ours there. If it is the base, Table 7's "
+                    "improvements on those traces are measured against one that no job-set reading of ours "
+                    "reproduces.")
     if near:
         text.append(f"On {' and '.join(near)} ours lies within {TABLE7_TOLERANCE:.0f} points of the study's on its "
                     "job set.")

@@ -46,7 +46,8 @@ def test_a_reading_is_set_beside_the_miss_and_said_to_close_it_only_when_it_does
     main = stored.runs(tmp_path, "main")
     text = acceptance.acceptance(tmp_path, "paper", main, None, ["CTC-SP2", "KTH-SP2"])
     assert ("`abl_threshold_20h` brings CTC-SP2 FCFS within the published value") in text
-    assert "none of the readings run on the misses (section \"Readings on the cells that miss\") brings CTC-SP2 SAF to an improvement" in text
+    assert ("none of the readings run on the misses (section \"Readings on the cells that miss\") brings CTC-SP2 SAF "
+            "to an improvement") in text
 
 
 def test_easy_plus_plus_as_the_text_describes_it_sits_beside_table7s_column(tmp_path):
@@ -73,5 +74,6 @@ def test_the_two_readings_of_tables_5_6_and_what_changes_between_them(tmp_path):
                                                f"{KTH},FCFS,rf,overall,1000,350,40,517,93,0.86,0.90,0.79\n")
     text = report._table56(stored.quality(tmp_path, "main"), ["KTH-SP2"])
     assert ("Within 5 points: 5 of 5 cells under reading A, 1 of 5 under reading B; from A to B KTH-SP2 FL/all "
-            "(in -> out), KTH-SP2 FS/all (in -> out), KTH-SP2 precision (in -> out), KTH-SP2 recall (in -> out).") in text
+            "(in -> out), KTH-SP2 FS/all (in -> out), KTH-SP2 precision (in -> out), KTH-SP2 recall "
+            "(in -> out).") in text
     assert "the only reading" not in text

@@ -165,7 +165,8 @@ def test_easy_plus_plus_checks_the_base_and_names_it_where_perfect_classes_fall_
     assert "gains nothing like" not in text and "On KTH-SP2 ours lies within 10 points" in text
     # no job set of ours within 10 points of the original authors' 36 % (20, 50, 10 %): the closest (50) named, no
     # conclusion drawn
-    assert "on overruns killed at walltime: within 10 points on 0 of 1 traces, below on 0 (KTH-SP2 50.0 against 36 %)" in text
+    assert ("on overruns killed at walltime: within 10 points on 0 of 1 traces, below on 0 (KTH-SP2 50.0 against "
+            "36 %)") in text
     assert "there EASY++" not in text
 
 
