@@ -11,10 +11,12 @@ bftune runs interpreted until the next ``bftune accelerate``.  There is one
 source for both: mypyc compiles the very modules that run interpreted.
 
 ``import bftune`` calls :func:`install`, which costs one ``stat`` when
-nothing was ever built, and a hash of the 90 kB of compiled sources (half a millisecond) otherwise.
+nothing was ever built, and otherwise a hash of the 90 kB of compiled sources (half a millisecond) and
+of the 2 MB build (a few milliseconds: a truncated or altered library would crash the process when loaded).
 ``BFTUNE_CORE=interpreted`` turns the compiled core off (the test suite does,
-so that tests may patch the core's modules); a build that fails to load is
-reported in one line on stderr and ignored.
+so that tests may patch the core's modules); a build that is damaged (a file
+whose size or digest differs from the manifest's, written when the build passed
+its check) or fails to load is reported in one line on stderr and ignored.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ import importlib.machinery
 import importlib.util
 import json
 import os
+import stat
 import sys
 from pathlib import Path
 from types import ModuleType
@@ -92,7 +95,16 @@ def active() -> CompiledCore | None:
 
 
 def install() -> CompiledCore | None:
-    """Put the matching build, if any, first on the import path; None when running interpreted."""
+    """Put the matching build, if any, first on the import path; None when running interpreted.
+
+    A build is used only whole and intact: every file its manifest lists must
+    have the size and digest recorded when the build was installed (after
+    its self-check), and then every module must import.  Otherwise (a
+    truncated library, random bytes in one: a bus error or a segmentation
+    fault if loaded; an unreadable manifest) one line on stderr says so and
+    bftune runs interpreted, so every command works, ``bftune accelerate
+    --remove`` and ``--prune`` included.
+    """
     choice = os.environ.get(SWITCH, "auto")
     if choice not in CHOICES:
         print(f"bftune: {SWITCH}={choice!r} is not one of {', '.join(CHOICES)}; taking auto", file=sys.stderr)
@@ -100,25 +112,95 @@ def install() -> CompiledCore | None:
         return active()
     if not (cache_dir() / "compiled").is_dir():
         return None
+    directory = build_dir()
+    if not os.path.lexists(directory / MANIFEST):
+        return None  # no build for these sources: interpreted
     try:
-        directory = build_dir()
-        files = json.loads((directory / MANIFEST).read_text())["files"]
-    except (OSError, ValueError, KeyError):
-        return None  # no build for these sources (or an unreadable one): interpreted
+        files = verified_files(directory)
+    except BuildError as exc:
+        _ignored(directory, str(exc))
+        return None
     finder = CompiledCore(directory, files)
     runtime = [name for name in files if name not in MODULES]  # mypyc's shared library
     sys.meta_path.insert(0, finder)
     try:
         # All or nothing: a compiled module beside the interpreted copy of another would hold two
         # different classes of one name (the compiled ones reach each other inside the library).
-        absent = sorted(set(MODULES) - set(files)) + [name for name in files if not (directory / files[name]).is_file()]
-        if absent:
-            raise ImportError(f"{absent[0]} is missing")
-        for name in runtime:
+        for name in [*runtime, *MODULES]:
             importlib.import_module(name)
     except ImportError as exc:
         sys.meta_path.remove(finder)
-        print(f"bftune: the compiled core in {directory} does not load ({exc}); running interpreted "
-              f"(rebuild: bftune accelerate; or set {SWITCH}=interpreted)", file=sys.stderr)
+        for name in [*runtime, *MODULES]:  # nothing else imported them yet: import bftune runs this first
+            sys.modules.pop(name, None)
+        _ignored(directory, f"it does not load: {exc}")
         return None
     return finder
+
+
+class BuildError(Exception):
+    """A build that must not be loaded; the message says which file and why."""
+
+
+def verified_files(directory: Path) -> dict[str, str]:
+    """The manifest's module -> file of the build in ``directory``, each file checked against its digest.
+
+    The manifest must list every module of :data:`MODULES` and, for each
+    file, its size and BLAKE2b digest (written by ``bftune accelerate``
+    once the build passed its check).  A file is read only if it is a
+    regular file of the recorded size, so a damaged build costs no more
+    than its size to reject.
+    """
+    try:
+        manifest = json.loads(_read_regular(directory / MANIFEST, 1 << 20))
+        files, digests = manifest["files"], manifest["digests"]
+        if not isinstance(files, dict) or not isinstance(digests, dict):
+            raise TypeError("files and digests must be objects")
+    except BuildError:
+        raise
+    except (ValueError, KeyError, TypeError) as exc:
+        raise BuildError(f"its {MANIFEST} is unreadable or lists no digests ({exc})") from None
+    absent = sorted(set(MODULES) - set(files))
+    if absent:
+        raise BuildError(f"{absent[0]} is missing")
+    for module, name in files.items():
+        expected = digests.get(module)
+        if not isinstance(name, str) or "/" in name or not isinstance(expected, dict):
+            raise BuildError(f"{module}: no digest in {MANIFEST}")
+        size = expected.get("size")
+        data = _read_regular(directory / name, size if isinstance(size, int) and size >= 0 else 0, exact=True)
+        if hashlib.blake2b(data, digest_size=DIGEST_SIZE).hexdigest() != expected.get("blake2b"):
+            raise BuildError(f"{name} differs from the file that was checked (damaged)")
+    return files
+
+
+#: Bytes of the BLAKE2b digests in a build's manifest.
+DIGEST_SIZE = 20
+
+
+def file_digest(path: Path) -> dict[str, object]:
+    """What the manifest records of a built file: its size and BLAKE2b digest."""
+    data = path.read_bytes()
+    return {"size": len(data), "blake2b": hashlib.blake2b(data, digest_size=DIGEST_SIZE).hexdigest()}
+
+
+def _read_regular(path: Path, size: int, exact: bool = False) -> bytes:
+    """A regular file's bytes: all of them (at most ``size``), or with ``exact`` exactly ``size``."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except OSError as exc:
+        raise BuildError(f"{path.name}: {exc.strerror or exc}") from None
+    info = os.fstat(fd)
+    if not stat.S_ISREG(info.st_mode):  # checked before fdopen, which refuses a directory with an OSError
+        os.close(fd)
+        raise BuildError(f"{path.name} is not a regular file")
+    with os.fdopen(fd, "rb") as f:
+        if exact and info.st_size != size:
+            raise BuildError(f"{path.name} has {info.st_size} bytes, not the {size} that were checked (damaged)")
+        if info.st_size > size:
+            raise BuildError(f"{path.name} is larger than expected ({info.st_size} bytes)")
+        return f.read(size + 1)
+
+
+def _ignored(directory: Path, why: str) -> None:
+    print(f"bftune: the compiled core in {directory} is not used: {why}; running interpreted "
+          f"(bftune accelerate replaces it; or set {SWITCH}=interpreted)", file=sys.stderr)

@@ -35,7 +35,7 @@ holds a small marker file, :data:`MARKER`; callers name the files an older
 result of theirs may hold (``replaces``) so that results written before the
 marker existed are replaced too.
 
-Limits (see README, "Bad input"): where the platform or file system offers
+Limits (docs/reliability.md, "Outputs are complete or absent"): where the platform or file system offers
 no atomic exchange, the swap takes two renames and a crash between them
 leaves the old set under ``.NAME.old-XXXXXXXX``; the next run writing NAME
 puts it back (or drops it when NAME exists again).  Without ``fcntl``
@@ -46,6 +46,7 @@ from __future__ import annotations
 
 import ctypes
 import errno
+import hashlib
 import os
 import re
 import shutil
@@ -71,6 +72,22 @@ FAILED_SUFFIX = ".failed"
 
 # tempfile's random part: 8 characters of [a-z0-9_].
 _LEFTOVER_RE = re.compile(r"^\.(?P<name>.+)\.(?:[a-z0-9_]{8}\.(?:tmp|part|probe)|(?P<kind>part|old)-[a-z0-9_]{8})$")
+
+
+#: Names longer than this (in bytes) are shortened in their temporaries' names (:func:`temp_stem`).
+_STEM_BYTES = 200
+_SHORTENED_RE = re.compile(r"~[0-9a-f]{16}$")
+
+
+def temp_stem(name: str) -> str:
+    """What the temporaries of ``name`` are named after: ``name``, or for a name too long to take the
+    temporaries' 16 more characters within a file system's 255 bytes, its first 150 bytes, ``~`` and a hash
+    of the whole (so an ``--out`` name of 255 characters can be written like any other)."""
+    encoded = os.fsencode(name)
+    if len(encoded) <= _STEM_BYTES:
+        return name
+    digest = hashlib.blake2b(encoded, digest_size=8).hexdigest()
+    return os.fsdecode(encoded[:150]) + "~" + digest
 
 
 class OutputError(ValueError):
@@ -162,7 +179,7 @@ def locked_temp_file(directory: str | os.PathLike[str], name: str, suffix: str) 
 
 
 def _locked_temp_file(directory: Path, name: str, suffix: str) -> tuple[int, str]:
-    fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=suffix, dir=directory)
+    fd, tmp = tempfile.mkstemp(prefix=f".{temp_stem(name)}.", suffix=suffix, dir=directory)
     _lock(fd)
     return fd, tmp
 
@@ -242,7 +259,7 @@ def _check_creatable(final: Path, shown: object, what: str) -> None:
     if not ancestor.is_dir():
         raise OutputError(f"{what} {shown}: {ancestor} is not a directory")
     try:  # os.access is not enough: root, read-only mounts, ACLs
-        fd, probe = tempfile.mkstemp(prefix=f".{final.name}.", suffix=".probe", dir=ancestor)
+        fd, probe = tempfile.mkstemp(prefix=f".{temp_stem(final.name)}.", suffix=".probe", dir=ancestor)
     except OSError as exc:
         raise OutputError(f"{what} {shown}: cannot write in {ancestor}: {exc.strerror or exc}") from None
     os.close(fd)
@@ -293,7 +310,7 @@ class ResultDir:
         try:
             parent.mkdir(parents=True, exist_ok=True)
             clean_leftovers(parent, self.final.name)
-            self.staging = Path(tempfile.mkdtemp(prefix=f".{self.final.name}.part-", dir=parent))
+            self.staging = Path(tempfile.mkdtemp(prefix=f".{temp_stem(self.final.name)}.part-", dir=parent))
             os.chmod(self.staging, 0o777 & ~_UMASK)  # mkdtemp makes 0700; give the usual permissions
         except OSError as exc:
             raise OutputError(f"{self.what} {self.final}: cannot write in {parent}: {exc.strerror or exc}") from None
@@ -344,7 +361,7 @@ def _swap_into_place(staging: Path, final: Path) -> None:
     if exchange(staging, final):
         _remove(staging)  # now the old set
         return
-    old = Path(tempfile.mkdtemp(prefix=f".{final.name}.old-", dir=final.parent))
+    old = Path(tempfile.mkdtemp(prefix=f".{temp_stem(final.name)}.old-", dir=final.parent))
     fd = os.open(final, os.O_RDONLY)
     try:
         _lock(fd)  # the old set moves with its lock: no cleaner restores it in between
@@ -414,16 +431,20 @@ def clean_leftovers(directory: str | os.PathLike[str], name: str | None = None) 
     except OSError:
         return []
     done = []
+    stem = temp_stem(name) if name is not None else None
     for entry in entries:
         match = _LEFTOVER_RE.match(entry.name)
-        if match is None or (name is not None and match.group("name") != name):
+        if match is None or (stem is not None and match.group("name") != stem):
             continue
+        restore = name if name is not None else match.group("name")
+        if match.group("kind") == "old" and _SHORTENED_RE.search(restore):
+            continue  # an old set of a long NAME, known only by its shortened stem: the next run writing NAME
         path = Path(entry.path)
         fd = _try_lock(path)
         if fd is None:
             continue
         try:
-            final = directory / match.group("name")
+            final = directory / restore
             if match.group("kind") == "old" and not os.path.lexists(final):
                 os.rename(path, final)
             else:
@@ -457,7 +478,11 @@ def _try_lock(path: Path) -> int | None:
 
 
 def _remove(path: Path) -> None:
-    if path.is_dir() and not path.is_symlink():
+    try:
+        is_dir = path.is_dir() and not path.is_symlink()
+    except OSError:  # a name too long to exist (NAME.failed of a 255-character NAME)
+        return
+    if is_dir:
         shutil.rmtree(path, ignore_errors=True)
     else:
         _unlink_quietly(path)

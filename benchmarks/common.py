@@ -2,9 +2,10 @@
 
 The benchmarks are scripts beside the package, not part of it: they import
 ``bftune`` (installed, or this checkout with ``uv run``) and this module
-from their own folder.  The data directory is ``--data DIR``, else the
-environment variable ``BFTUNE_DATA``, else ``../shared/workloads`` beside the
-repository (where the traces of the studies are kept in development).
+from their own folder.  The data directory is bftune's one setting
+(:mod:`bftune.workloads.archive`): ``--data DIR``, else the environment
+variable ``BFTUNE_DATA``, else the user data directory.  In a development
+checkout, ``export BFTUNE_DATA=../shared/workloads``.
 """
 
 from __future__ import annotations
@@ -13,18 +14,13 @@ import argparse
 import os
 from pathlib import Path
 
-#: The environment variable naming the data directory (bftune's own setting).
-DATA_ENV = "BFTUNE_DATA"
-#: The data directory when neither ``--data`` nor ``BFTUNE_DATA`` names one.
-DEFAULT_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "workloads"
+from bftune.workloads import archive
+
 
 
 def data_dir(given: str | os.PathLike[str] | None = None) -> Path:
-    """``given`` (``--data``), else ``$BFTUNE_DATA``, else :data:`DEFAULT_DATA`."""
-    if given is not None:
-        return Path(given)
-    env = os.environ.get(DATA_ENV)
-    return Path(env) if env else DEFAULT_DATA
+    """The directory of the archive traces: ``given`` (``--data``), else bftune's setting."""
+    return archive.data_dir(given).directory
 
 
 def user_env(**extra: str) -> dict[str, str]:
@@ -41,7 +37,8 @@ def user_env(**extra: str) -> dict[str, str]:
 
 def add_data_argument(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--data", metavar="DIR",
-                        help=f"directory of the archive traces (default: ${DATA_ENV}, else {DEFAULT_DATA})")
+                        help=f"directory of the archive traces (default: ${archive.DATA_ENV}, else "
+                             f"{archive.default_data_dir()})")
 
 
 def archive_traces(directory: Path) -> list[Path]:

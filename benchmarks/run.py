@@ -32,6 +32,8 @@ BENCHMARKS = {
                 "per strategy family (--no-sharing: every period replay computed)",
     "classifier": "the runtime classifier alone, replayed on a trace: retraining seconds per week, cost per job, "
                   "accuracy",
+    "batsim": "wall time of a Batsim run with `bftune batsim` against the same run with batsched easy_bf, "
+              "alternated, and where bftune's scheduler spends its time (needs batsim and batsched)",
     "trials": "trials per second of `bftune learn-index`'s trial kernel in one process (numpy; cupy or torch "
               "optional, checked equal to numpy)",
 }

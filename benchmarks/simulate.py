@@ -13,7 +13,7 @@ out_jobs.csv and summary.json, exiting.  It reports
 - the simulation alone: ``simulation_seconds`` of the run's summary.json
   (the same process), as jobs per second;
 - with the OCaml simulator of the original studies on PATH (``ocs-obps``; how
-  to build it: README, "Performance"), the same measures for it, run side by
+  to build it: docs/developer/benchmarks.md), the same measures for it, run side by
   side (ours and its, alternately, ``--repeat`` times each; medians), and the
   ratios.  It reads a cleaned plain SWF that this script writes beforehand
   from the same cleaned jobs (it cannot clean a trace itself; that time is

@@ -114,19 +114,31 @@ def mypy_version() -> str:
 
 
 def install_build(built: dict[str, Path], key: str, directory: Path) -> Path:
-    """Copy the extensions into ``directory/key``, all at once (a half-copied build is never seen)."""
+    """Copy the extensions into ``directory/key``, all at once (a half-copied build is never seen).
+
+    The manifest records each file's size and digest (``bftune.compiled.verified_files`` checks them before
+    any load: a build damaged later is ignored, not loaded).  A failure (a full disk) removes the partial
+    copy and is one line naming ``directory``.
+    """
     target = directory / key
-    directory.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f"{key}.", dir=directory))
-    files = {}
-    suffix = importlib.machinery.EXTENSION_SUFFIXES[0]
-    for module, path in built.items():  # named by the full module name: no two basenames can collide
-        shutil.copy2(path, staging / (module + suffix))
-        files[module] = module + suffix
-    atomic_write_text(staging / compiled.MANIFEST, json.dumps({
-        "files": files, "python": sys.version.split()[0], "mypy": mypy_version(),
-        "built": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-        "sources": str(compiled.PACKAGE_ROOT)}, indent=1) + "\n")
+    staging: Path | None = None
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(prefix=f"{key}.", dir=directory))
+        files, digests = {}, {}
+        suffix = importlib.machinery.EXTENSION_SUFFIXES[0]
+        for module, path in built.items():  # named by the full module name: no two basenames can collide
+            shutil.copy2(path, staging / (module + suffix))
+            files[module] = module + suffix
+            digests[module] = compiled.file_digest(staging / files[module])
+        atomic_write_text(staging / compiled.MANIFEST, json.dumps({
+            "files": files, "digests": digests, "python": sys.version.split()[0], "mypy": mypy_version(),
+            "built": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+            "sources": str(compiled.PACKAGE_ROOT)}, indent=1) + "\n")
+    except OSError as exc:
+        if staging is not None:
+            shutil.rmtree(staging, ignore_errors=True)
+        raise AccelerateError(f"cannot write the build into {directory}: {exc.strerror or exc}") from None
     try:
         os.replace(staging, target)
     except OSError:  # another process installed the same build first
@@ -192,24 +204,34 @@ def build(check: bool = True, log=print) -> Path:
     the build: a source edited meanwhile makes it stale at once, never mislabelled.
     """
     target = compiled.build_dir()
-    if (target / compiled.MANIFEST).is_file():
-        log(f"bftune accelerate: up to date ({target})")
-        return target
+    if os.path.lexists(target / compiled.MANIFEST):
+        try:
+            compiled.verified_files(target)
+        except compiled.BuildError as exc:
+            log(f"bftune accelerate: the build in {target} is damaged ({exc}); replacing it")
+            shutil.rmtree(target, ignore_errors=True)
+        else:
+            log(f"bftune accelerate: up to date ({target})")
+            return target
     reason = missing_tools()
     if reason:
         raise AccelerateError(reason)
     log(f"bftune accelerate: compiling {len(compiled.MODULES)} modules with mypyc (about a minute)...")
-    with tempfile.TemporaryDirectory(prefix="bftune-accelerate-") as tmp:
-        root = Path(tmp) / "src"
-        sources = copy_sources(root)
-        key = compiled.source_key(root / "bftune")
-        built = compile_copy(root, sources)
-        if check:
-            log(f"bftune accelerate: checking it against the interpreted core ({len(CHECKS)} configurations)...")
-            trial = Path(tmp) / "cache"
-            install_build(built, key, trial / "compiled")
-            self_check(Path(tmp) / "check", trial)
-        target = install_build(built, key, cache_dir() / "compiled")
+    try:
+        with tempfile.TemporaryDirectory(prefix="bftune-accelerate-") as tmp:
+            root = Path(tmp) / "src"
+            sources = copy_sources(root)
+            key = compiled.source_key(root / "bftune")
+            built = compile_copy(root, sources)
+            if check:
+                log(f"bftune accelerate: checking it against the interpreted core ({len(CHECKS)} configurations)...")
+                trial = Path(tmp) / "cache"
+                install_build(built, key, trial / "compiled")
+                self_check(Path(tmp) / "check", trial)
+            target = install_build(built, key, cache_dir() / "compiled")
+    except OSError as exc:  # a full temporary directory: named, not one of its files
+        raise AccelerateError(f"cannot build in the temporary directory {tempfile.gettempdir()} (TMPDIR): "
+                              f"{exc.strerror or exc}") from None
     log(f"bftune accelerate: built {target}; bftune now runs the compiled core "
         f"({compiled.SWITCH}=interpreted turns it off)")
     return target
@@ -218,13 +240,15 @@ def build(check: bool = True, log=print) -> Path:
 def status() -> str:
     """Which core this process runs (``import bftune`` already decided: :func:`bftune.compiled.install`)."""
     finder = compiled.active()
+    current = compiled.build_dir()
     if finder is not None:
         state = f"compiled ({finder.directory})"
     elif os.environ.get(compiled.SWITCH) == "interpreted":
         state = f"interpreted ({compiled.SWITCH}=interpreted)"
+    elif os.path.lexists(current / compiled.MANIFEST):
+        state = "interpreted (the build for these sources is not used; bftune accelerate replaces it)"
     else:
         state = "interpreted (no usable build for these sources: bftune accelerate)"
-    current = compiled.build_dir()
     others = [b for b in (cache_dir() / "compiled").glob("*/" + compiled.MANIFEST) if b.parent != current]
     return f"core: {state}; {len(others)} build(s) of other sources in {cache_dir() / 'compiled'}"
 
@@ -241,6 +265,15 @@ def remove_stale(everything: bool) -> int:
 
 
 def cmd_accelerate(args: argparse.Namespace) -> int:
+    actions = [flag for flag, given in (("--status", args.status), ("--prune", args.prune),
+                                        ("--remove", args.remove)) if given]
+    building = [flag for flag, given in (("--no-check", args.no_check), ("--if-possible", args.if_possible)) if given]
+    if len(actions) > 1 or (actions and building):
+        first, second = (actions + building)[:2]
+        print(f"bftune accelerate: error: {first} and {second} do not go together: --status, --prune and "
+              "--remove each do one thing and build nothing (--no-check and --if-possible are for building)",
+              file=sys.stderr)
+        return 2
     if args.status:
         print(status())
         return 0
@@ -265,8 +298,10 @@ def add_accelerate_parser(subparsers) -> argparse.ArgumentParser:
                     f"({cache_dir() / 'compiled'}; BFTUNE_CACHE_DIR moves it), check that it decides "
                     "exactly as the interpreted core, and use it from then on. Editing a compiled module "
                     "makes the build stale: bftune then runs interpreted until the next accelerate. "
-                    f"{compiled.SWITCH}=interpreted turns a build off. Exit status: 0 built or up to date, "
-                    "1 the build could not be made (reason on stderr).")
+                    f"{compiled.SWITCH}=interpreted turns a build off. A damaged build is never loaded (its "
+                    "files' digests are checked first) and is replaced by the next accelerate. Exit status: 0 "
+                    "built or up to date, 1 the build could not be made (reason on stderr), 2 flags that do not "
+                    "go together.")
     p.add_argument("--if-possible", action="store_true",
                    help="exit 0 when the build cannot be made here (no mypy, setuptools or C compiler)")
     p.add_argument("--no-check", action="store_true", help="skip the self-check against the interpreted core")

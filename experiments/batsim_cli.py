@@ -19,6 +19,8 @@ from bftune.experiments.batsim_run import (
     COMPARE_RESULT,
     BatsimError,
     BatsimNotFoundError,
+    BatsimPortError,
+    BatsimVersionError,
     compare_backends,
     find_batsim,
     run_batsim,
@@ -51,7 +53,8 @@ def _common(args: argparse.Namespace) -> dict:
 
 def _error(exc: Exception) -> int:
     print(f"bftune: error: {exc}", file=sys.stderr)
-    return 2 if isinstance(exc, BatsimNotFoundError) else 1
+    # bad input (exit 2): no batsim there, a program that is not Batsim 4.x, a port in use
+    return 2 if isinstance(exc, (BatsimNotFoundError, BatsimVersionError, BatsimPortError)) else 1
 
 
 def check_before_run(command: str, args: argparse.Namespace) -> int | None:
@@ -76,9 +79,7 @@ def cmd_batsim(trace: Trace, config: SchedulerConfig, args: argparse.Namespace) 
     except BatsimError as exc:
         return _error(exc)
     print(format_summary(summary))
-    share = summary.get("scheduler_share")
-    if share is not None:
-        print(f"{'scheduler share':<22}{share:.1%} of {summary['simulation_seconds']:.1f} s wall time")
+    _share(summary, f"{'scheduler share':<22}{{:.1%}} of {summary['simulation_seconds']:.1f} s wall time")
     for warning in summary.get("warnings", []):
         print(f"warning: {warning}", file=sys.stderr)
     print(f"\nwrote Batsim's outputs and summary.json in {out}")
@@ -93,8 +94,13 @@ def cmd_compare(trace: Trace, config: SchedulerConfig, args: argparse.Namespace)
     except BatsimError as exc:
         return _error(exc)
     print(format_report(report))
-    share = report.get("scheduler_share")
-    if share is not None:
-        print(f"scheduler share of Batsim's run: {share:.1%}")
+    _share(report, "scheduler share of Batsim's run: {:.1%}")
     print(f"\nwrote {out / 'local'}, {out / 'batsim'} and {out / 'compare.json'}")
     return 0 if report["mismatches"] == 0 else 1
+
+
+def _share(result: dict, line: str) -> None:
+    """The share of Batsim's wall time spent in our scheduler, when the run measured it."""
+    share = result.get("scheduler_share")
+    if share is not None:
+        print(line.format(share))

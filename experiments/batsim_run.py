@@ -7,8 +7,9 @@
 2. converts the trace (``bftune.workloads.batsim_json``) and writes a
    zero-latency platform whose resource i is host i
    (``bftune.platforms.generator``);
-3. binds our scheduler to a free port on 127.0.0.1 and serves it in a
-   thread of this process (``bftune.schedulers.drivers.batsim.connection``), then starts
+3. binds our scheduler to a ZeroMQ endpoint only this machine reaches: an
+   IPC socket in a private temporary folder (with ``--port P``: TCP on
+   127.0.0.1:P), and serves it in a thread of this process (``bftune.schedulers.drivers.batsim.connection``), then starts
    ``batsim`` in its own process group with ``-e out`` (plus the dynamic
    job flags when the configuration kills and requeues jobs), under a
    watchdog (``bftune.experiments.guard``) that kills the group if this
@@ -22,7 +23,13 @@
    the inputs (``workload.json``, ``platform.xml``), Batsim's log
    (``batsim.log``) and our ``summary.json``, computed from Batsim's
    ``out_jobs.csv`` by the same code as local mode, plus ``"backend":
-   "batsim"`` and the share of wall time spent in our scheduler.  Batsim
+   "batsim"`` and the share of wall time spent in our scheduler.
+
+Why IPC rather than TCP on localhost: Batsim and the scheduler exchange one
+message per simulated instant (55,000 on KTH-SP2), each a full round trip;
+on Linux a round trip over a Unix socket takes about half as long as over
+TCP's loopback (``benchmarks/batsim.py``), and the run's wall time is mostly
+those round trips and Batsim's own work.  Batsim
    runs in a staging directory that replaces DIR as a whole only when the
    run succeeded (``bftune.files.result_dir``): a failed or killed run never
    leaves a partial ``out_jobs.csv`` under DIR; its files go to DIR.failed.
@@ -40,11 +47,12 @@ import os
 import re
 import shutil
 import subprocess
+import tempfile
 import threading
 import time
 from pathlib import Path
 
-from bftune.experiments.children import start_guarded, stop_group
+from bftune.experiments.children import how_it_ended, start_guarded, stop_group
 from bftune.experiments.compare import diff_out_jobs
 from bftune.experiments.local_run import run_local, workload_info
 from bftune.experiments.progress import Progress
@@ -79,6 +87,10 @@ class BatsimVersionError(BatsimError):
 
 class BatsimRunError(BatsimError):
     pass
+
+
+class BatsimPortError(BatsimRunError):
+    """The scheduler's port cannot be bound (``--port`` in use): bad input, exit status 2."""
 
 
 # --- finding batsim ----------------------------------------------------------------------
@@ -213,17 +225,21 @@ def _run_in(out: Path, shown: Path, trace: Trace, config: SchedulerConfig, exe: 
     dynamic = config.needs_dynamic_jobs if dynamic_jobs is None else dynamic_jobs
 
     driver = BatsimDriver(config.build)
+    # An IPC socket in a folder of its own (mode 700) unless a TCP port was asked for; the folder goes at the end.
+    sockets = Path(tempfile.mkdtemp(prefix="bftune-")) if port is None else None
     try:
-        sock, endpoint = bind_rep(port=port)
+        sock, endpoint = bind_rep(f"ipc://{sockets}/batsim" if sockets is not None else None, port=port)
     except BatsimConnectionError as exc:
-        raise BatsimRunError(f"{exc} (choose another --port, or leave it out to use a free one)") from None
+        if sockets is not None:
+            shutil.rmtree(sockets, ignore_errors=True)
+        raise BatsimPortError(f"{exc} (choose another --port, or leave it out to use an IPC socket)") from None
     proc: subprocess.Popen | None = None
     watch: int | None = None
     failure: list[BaseException] = []
 
     def batsim_gone() -> str | None:
         if proc is not None and proc.poll() is not None and not driver.finished:
-            return (f"batsim exited with code {proc.returncode} before the end of the simulation "
+            return (f"batsim {how_it_ended(proc.returncode)} before the end of the simulation "
                     f"(last message at t={driver.now:g})")
         return None
 
@@ -270,7 +286,7 @@ def _run_in(out: Path, shown: Path, trace: Trace, config: SchedulerConfig, exe: 
             wall = time.perf_counter() - t0
             _show_progress(display, driver, force=True)
             if proc.returncode != 0:
-                raise BatsimRunError(f"batsim exited with code {proc.returncode} after the simulation. "
+                raise BatsimRunError(f"batsim {how_it_ended(proc.returncode)} after the simulation. "
                                      f"Log {log_shown}:\n{_tail(log_path)}")
     except BaseException:
         if proc is not None:
@@ -284,6 +300,8 @@ def _run_in(out: Path, shown: Path, trace: Trace, config: SchedulerConfig, exe: 
             stop_group(proc)
         if watch is not None:
             os.close(watch)
+        if sockets is not None:
+            shutil.rmtree(sockets, ignore_errors=True)
 
     jobs_csv = out / "out_jobs.csv"
     if not jobs_csv.exists():
@@ -295,6 +313,7 @@ def _run_in(out: Path, shown: Path, trace: Trace, config: SchedulerConfig, exe: 
         "simulation_seconds": round(wall, 3),
         "scheduler_seconds": round(sched, 3),
         "scheduler_share": round(sched / wall, 4) if wall > 0 else None,
+        "scheduler_phases": {k: round(v, 3) for k, v in connection.phases(driver).items()},
         "batsim": {"version": version, "executable": str(exe), "endpoint": endpoint, "command": cmd,
                    "messages": connection.messages, "driver": driver.stats.as_dict(),
                    "dynamic_jobs": dynamic},

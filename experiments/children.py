@@ -42,6 +42,18 @@ def start_guarded(cmd: list[str], cwd: Path, log: TextIO,
     return proc, watch_w
 
 
+def how_it_ended(returncode: int) -> str:
+    """A guarded child's end in words: ``exited with code 3``, or ``was killed by signal 9 (SIGKILL)`` (the
+    guard dies by its child's signal, so a negative status is the child's signal: the OOM killer's SIGKILL...)."""
+    if returncode >= 0:
+        return f"exited with code {returncode}"
+    try:
+        name = f" ({signal.Signals(-returncode).name})"
+    except ValueError:
+        name = ""
+    return f"was killed by signal {-returncode}{name}"
+
+
 def stop_group(proc: subprocess.Popen, grace: float = 3.0) -> None:
     """Stop a process started with ``start_new_session=True`` and everything it started."""
     if proc.poll() is None:

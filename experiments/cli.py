@@ -19,9 +19,11 @@ from bftune.experiments.accelerate import add_accelerate_parser
 from bftune.experiments.campaign.cli import add_campaign_parser
 from bftune.experiments.learn_index import add_learn_index_parser
 from bftune.files import (OutputError, atomic_write_many, check_output_dir, check_output_file, check_writable_dir,
-                          clean_leftovers, result_dir)
+                          clean_leftovers, output_path, result_dir)
 from bftune.experiments.presets import PRESETS, get_preset
 from bftune.experiments.reproduce.cli import add_reproduce_parser
+from bftune.experiments.tune.cli import add_tune_parser
+from bftune.experiments.streams import STDOUT, NamedStream, one_line_warnings, silence_stdout, stdout_failure
 from bftune.gcpause import paused_gc
 from bftune.experiments.heap import fix_mmap_threshold
 from bftune.schedulers.config import ConfigError, SchedulerConfig
@@ -33,8 +35,9 @@ from bftune.workloads.batsim_json import batsim_workload_text
 from bftune.workloads.errors import WorkloadError
 from bftune.workloads.model import Trace
 from bftune.workloads.read import read_workload
+from bftune.workloads.slurm import is_slurm_dump
 from bftune.workloads.swf import CLEANINGS
-from bftune.workloads.swf_write import write_swf
+from bftune.workloads.swf_write import swf_text, write_swf
 
 
 class UsageError(ValueError):
@@ -46,6 +49,21 @@ class OneLineParser(argparse.ArgumentParser):
 
     def error(self, message: str) -> None:  # type: ignore[override]
         self.exit(2, f"{self.prog}: error: {message} (see `{self.prog} --help`)\n")
+
+    def _print_message(self, message: str, file=None) -> None:  # type: ignore[override]
+        """argparse's, without swallowing a failed write to standard output (``--help >/dev/full``): that
+        error goes to :func:`main`, which says so in one line (exit 2); a closed pipe (``| head``) is none."""
+        if not message:
+            return
+        file = file or sys.stderr
+        if file is not sys.stdout:
+            super()._print_message(message, file)
+            return
+        try:
+            file.write(message)
+            file.flush()
+        except BrokenPipeError:
+            silence_stdout()
 
 
 # --- values of the flags that are not scheduler options ---------------------------------------
@@ -61,9 +79,29 @@ def _count(check: Callable[[int, str], int]) -> Parser:
     return parse
 
 
+def _output(value: object, where: str) -> object:
+    """``--out`` and ``--dest`` of every command: one check (``files.output_path``: not empty, no NUL)."""
+    output_path(value, where)  # type: ignore[arg-type]  # a string from argparse
+    return value
+
+
+def _dask(value: object, where: str) -> str:
+    """``--dask`` of every command that takes it: the campaigns' one parser of Dask addresses."""
+    from bftune.experiments.campaign.executors import dask_address  # the executors: only with --dask
+    from bftune.experiments.campaign.specs import CampaignError
+
+    try:
+        return dask_address(str(value), where)
+    except CampaignError as exc:
+        raise UsageError(str(exc)) from None
+
+
 #: (argument name, flag, parser) of every command-line value that is not a scheduler option; each
 #: is checked when the command starts, before any work, with the parsers the option table uses.
 ARGUMENTS: tuple[tuple[str, str, Parser], ...] = (
+    ("out", "--out", _output),
+    ("dest", "--dest", _output),
+    ("dask", "--dask", _dask),
     ("synthetic", "--synthetic", _count(limits.jobs)),
     ("jobs", "--jobs", _count(limits.jobs)),
     ("procs", "--procs", _count(limits.procs)),
@@ -89,7 +127,8 @@ def _workload_options() -> OneLineParser:
     p = OneLineParser(add_help=False)
     g = p.add_argument_group("workload")
     src = g.add_mutually_exclusive_group()
-    src.add_argument("--trace", help="SWF trace (.swf or .swf.gz) or Batsim workload JSON")
+    src.add_argument("--trace", help="SWF trace (.swf or .swf.gz), Batsim workload JSON, or Slurm accounting "
+                                     "(sacct --allusers --parsable2 output, header included; told by its content)")
     src.add_argument("--synthetic", metavar="N", help="generate N jobs of the embedded synthetic model")
     g.add_argument("--procs", metavar="M", help="machine size m (default: the trace's MaxProcs; 256 for --synthetic)")
     g.add_argument("--seed", metavar="N", default=1,
@@ -101,7 +140,11 @@ def _workload_options() -> OneLineParser:
                    help="which SWF records become jobs: spec (SPEC section 1, default), keep-overruns (every record "
                         "that ran; overruns end at their walltime), batsim-converter (Batsim's converter: "
                         "allocated procs, walltime max(request, 2 x runtime)) or ran (every job that ran, as "
-                        "recorded: the PV-EASY study's job sets); see bftune.workloads.swf")
+                        "recorded) or ran-overruns-finish (the same, a job that outruns its request running to "
+                        "its end); see bftune.workloads.swf")
+    g.add_argument("--timezone", metavar="ZONE",
+                   help="the zone a Slurm dump's local times are in (the cluster's, e.g. Europe/Stockholm: "
+                        "daylight-saving changes read right); default UTC")
     g.add_argument("--preset", choices=tuple(PRESETS), default=None,
                    help="a study's defaults for --cleaning, the classifier options and --tau (explicit flags win): "
                         + "; ".join(f"{p.name}: {p.summary}" for p in PRESETS.values()))
@@ -175,8 +218,18 @@ def load_trace(args: argparse.Namespace) -> Trace:
         return generate(args.synthetic, 256 if args.procs is None else args.procs, args.seed)
     if not args.trace:
         raise UsageError("give a workload: --trace FILE or --synthetic N")
+    timezone = getattr(args, "timezone", None)
+    if timezone is not None and not is_slurm_dump(args.trace):
+        raise UsageError(f"--timezone: only for Slurm accounting dumps ({args.trace} is not one: an SWF trace or a "
+                         "Batsim workload carries its own clock)")
     return read_workload(args.trace, procs=args.procs, lenient=args.lenient,
-                         walltime_from_runtime=args.walltime_from_runtime, cleaning=args.cleaning)
+                         walltime_from_runtime=args.walltime_from_runtime, cleaning=args.cleaning,
+                         timezone=timezone, inform=_say)
+
+
+def _say(line: str) -> None:
+    """A note of a reader (one line, on standard error)."""
+    print(line, file=sys.stderr)
 
 
 # --- commands -------------------------------------------------------------------
@@ -282,13 +335,19 @@ def cmd_convert(args: argparse.Namespace) -> int:
     out.mkdir(parents=True, exist_ok=True)
     for path in contents:
         clean_leftovers(out, path.name)
+    if args.trace and is_slurm_dump(args.trace):  # the jobs as an archive SWF file too, header fields included
+        contents[out / f"{trace.name}.swf"] = swf_text(trace).encode()
     atomic_write_many(contents)
     print(f"{len(trace.jobs)} jobs, m = {trace.max_procs}")
-    dropped = {k: v for k, v in trace.cleaning.items() if v}
-    if dropped:
-        print("cleaning: " + ", ".join(f"{k}={v}" for k, v in dropped.items()))
-    print(f"wrote {wl}\nwrote {pf}")
+    if cleaning_counts(trace):
+        print(f"cleaning: {cleaning_counts(trace)}")
+    print("\n".join(f"wrote {path}" for path in contents))
     return 0
+
+
+def cleaning_counts(trace: Trace) -> str:
+    """What reading the workload dropped or changed, by rule (``procs_gt_machine=3, ...``); empty if nothing."""
+    return ", ".join(f"{k}={v}" for k, v in trace.cleaning.items() if v)
 
 
 def cmd_resample(args: argparse.Namespace) -> int:
@@ -302,9 +361,13 @@ def cmd_resample(args: argparse.Namespace) -> int:
     new = resample(trace, args.weeks, args.seed)
     out.parent.mkdir(parents=True, exist_ok=True)
     clean_leftovers(out.parent, out.name)
-    write_swf(new, out)
+    counts = cleaning_counts(trace)  # the jobs resampled are those the cleaning kept: say what it dropped
+    note = f"{trace.name} was cleaned ({args.cleaning}) before resampling: {counts or 'nothing dropped'}"
+    write_swf(new, out, notes=[note] if args.trace else [])
     print(f"wrote {out}: {len(new.jobs)} jobs in {args.weeks} resampled weeks"
           f"{f' of the {args.split} half' if args.split else ''} (seed {args.seed})")
+    if counts:
+        print(f"cleaning: {counts}")
     return 0
 
 
@@ -376,7 +439,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_policies)
 
     p = sub.add_parser("options", help="list every scheduler option (command line, pybatsim -o, campaign TOML)")
-    p.add_argument("--markdown", action="store_true", help="as the README's markdown table")
+    p.add_argument("--markdown", action="store_true", help="as the markdown table of the docs' option reference")
     p.set_defaults(func=cmd_options)
 
     for name, helptext in (("batsim", "run the scheduler inside real Batsim (starts batsim and our scheduler)"),
@@ -391,6 +454,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_campaign_parser(sub)
     add_learn_index_parser(sub)
     add_reproduce_parser(sub)
+    add_tune_parser(sub, wl)
     add_accelerate_parser(sub)
     return parser
 
@@ -401,13 +465,17 @@ def main(argv: list[str] | None = None) -> int:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # --help, --version, or a usage error (one line, see OneLineParser)
         return exc.code if isinstance(exc.code, int) else 0
+    except OSError as exc:  # --help or --version into a full standard output
+        silence_stdout()
+        print(f"bftune: error: {STDOUT}: {exc.strerror or exc}", file=sys.stderr)
+        return 2
     if not getattr(args, "func", None):
         parser.print_help()
         return 2
     stdout = sys.stdout
     sys.stdout = NamedStream(stdout, STDOUT)  # type: ignore[assignment]
     try:
-        with interrupts.stopping_like_ctrl_c():  # SIGTERM and SIGHUP clean up as Ctrl-C does
+        with interrupts.stopping_like_ctrl_c(), one_line_warnings():  # SIGTERM and SIGHUP clean up as Ctrl-C does
             check_arguments(args)
             apply_preset_defaults(args)
             return int(args.func(args) or 0)
@@ -419,66 +487,17 @@ def main(argv: list[str] | None = None) -> int:
         print(f"bftune: {what}", file=sys.stderr)
         return interrupts.exit_status(exc)
     except BrokenPipeError:  # output piped into `head` and the like
-        _silence_stdout()
+        silence_stdout()
         return 0
     except OSError as exc:  # a full disk, an I/O error, a file that vanished: one line naming it
         if exc.filename == STDOUT:
-            _silence_stdout()
+            silence_stdout()
         reason = exc.strerror or str(exc)
         print(f"bftune: error: {exc.filename}: {reason}" if exc.filename else f"bftune: error: {reason}",
               file=sys.stderr)
         return 2
     finally:
         sys.stdout = stdout
-
-
-#: How errors name standard output (``bftune policies >/dev/full``).
-STDOUT = "standard output"
-
-
-class NamedStream:
-    """A text stream whose write errors name it (``os.write`` errors name no file)."""
-
-    def __init__(self, stream, name: str) -> None:
-        self._stream = stream
-        self._name = name
-
-    def write(self, text: str) -> int:
-        try:
-            return self._stream.write(text)
-        except OSError as exc:
-            raise type(exc)(exc.errno, exc.strerror, self._name) from None
-
-    def flush(self) -> None:
-        try:
-            self._stream.flush()
-        except OSError as exc:
-            raise type(exc)(exc.errno, exc.strerror, self._name) from None
-
-    def __getattr__(self, name: str):
-        return getattr(self._stream, name)
-
-
-def _stdout_failure() -> OSError | None:
-    """Flush standard output; the error if that fails (then output goes nowhere, quietly)."""
-    try:
-        sys.stdout.flush()
-    except OSError as exc:
-        _silence_stdout()
-        return exc
-    except ValueError:  # closed
-        return None
-    return None
-
-
-def _silence_stdout() -> None:
-    """Point file descriptor 1 at /dev/null so that the interpreter's final flush cannot fail again."""
-    try:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        os.close(devnull)
-    except (OSError, ValueError, AttributeError):
-        pass
 
 
 #: Commands that start no thread or process of their own: they may skip interpreter teardown.
@@ -498,7 +517,7 @@ def entry() -> None:
     argv = sys.argv[1:]
     fix_mmap_threshold()  # freed parsing buffers go back to the system (see experiments/heap.py)
     code = main(argv)
-    failure = _stdout_failure()  # `bftune policies >/dev/full`: say so, rather than exit 0 or a traceback
+    failure = stdout_failure()  # `bftune policies >/dev/full`: say so, rather than exit 0 or a traceback
     if failure is not None and not isinstance(failure, BrokenPipeError) and code == 0:
         print(f"bftune: error: standard output: {failure.strerror or failure}", file=sys.stderr)
         code = 2

@@ -68,7 +68,8 @@ def replies() -> list[dict]:
                                              job_state="COMPLETED_SUCCESSFULLY", return_code=0, alloc="0-1")]},
             {"now": 140.0, "events": [_event(140.0, "SIMULATION_ENDS")]}):
         out.append(driver.handle(message))
-    return out
+    counts = {k: v for k, v in driver.stats.as_dict().items() if not k.endswith("_seconds")}  # times differ
+    return out + [{"stats": counts, "progress": driver.progress(), "warnings": driver.warnings}]
 
 
 def main() -> None:

@@ -22,6 +22,7 @@ so that it starts in milliseconds and imports only the standard library.
 from __future__ import annotations
 
 import os
+import resource
 import select
 import signal
 import sys
@@ -52,10 +53,21 @@ def kill_group(grace: float = GRACE_SECONDS) -> None:
 
 
 def exit_like(status: int) -> None:
-    """Leave with the child's wait status: the same exit code, or death by the same signal."""
+    """Leave with the child's wait status: the same exit code, or death by the same signal.
+
+    SIGKILL (the OOM killer's) and SIGSTOP have no handler to reset
+    (``signal.signal`` refuses them); every other signal gets its default
+    action back first.  No core file: a crashed child has written its own.
+    """
     if os.WIFSIGNALED(status):
         sig = os.WTERMSIG(status)
-        signal.signal(sig, signal.SIG_DFL)
+        if sig not in (signal.SIGKILL, signal.SIGSTOP):
+            signal.signal(sig, signal.SIG_DFL)
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, [sig])
+        try:
+            resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        except (ValueError, OSError):  # pragma: no cover - a hard limit we may not lower
+            pass
         os.kill(os.getpid(), sig)
         time.sleep(1.0)  # pragma: no cover - the signal ends us
     sys.exit(os.WEXITSTATUS(status) if os.WIFEXITED(status) else 1)

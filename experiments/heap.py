@@ -21,7 +21,7 @@ read), 90.7 against 92.5 with ``BFTUNE_TRACE_CACHE=off`` (the first read);
 CEA-Curie 250 against 261 MiB (warm).  It costs 0.03 to 0.2 s more system
 time (more ``mmap``/``munmap``) and no measurable user time (CTC-SP2 1.19-1.29
 against 1.21-1.35 s, two shared cores under load 5).  When it was introduced
-(README, Performance) it took CTC-SP2's peak from 89 to 82 MiB; the parser has
+(CHANGELOG.md) it took CTC-SP2's peak from 89 to 82 MiB; the parser has
 freed less since.
 """
 

@@ -99,18 +99,14 @@ class WalltimePredictor:
         return {}
 
 
-class ExactPredictor:
+class ExactPredictor(WalltimePredictor):
+    """The true runtime: learns nothing, reports nothing, as the walltime."""
+
     name = "exact"
     clairvoyant = True
 
     def predict(self, seq: int, user: int, walltime: float, runtime: float, now: float) -> float:
         return runtime
-
-    def observe(self, seq: int, user: int, runtime: float, walltime: float, now: float) -> None:
-        pass
-
-    def report(self) -> dict:
-        return {}
 
 
 @dataclass

@@ -23,7 +23,8 @@ What it does:
   used: every reply is stamped with the ``now`` of the message it answers;
 - pybatsim's default endpoint ``tcp://*:28000`` would listen on every
   interface; ``tcp://127.0.0.1:<port>`` is bound instead.  Give ``-s
-  tcp://0.0.0.0:<port>`` to really listen everywhere;
+  tcp://0.0.0.0:<port>`` to really listen everywhere.  A port in use is
+  one line and exit status 2;
 - pybatsim's ``-t/--timeout`` (ms, default 2000) is the longest wait for a
   Batsim message once the simulation has begun (no limit before the first
   message);
@@ -37,6 +38,7 @@ What it does:
 from __future__ import annotations
 
 import math
+import os
 import sys
 import traceback
 from typing import Any
@@ -57,7 +59,8 @@ NAME = "bftuneEasy"
 
 
 def _bind_localhost_by_default() -> None:
-    """Make pybatsim bind ``tcp://127.0.0.1:<port>`` where it would bind ``tcp://*:<port>``.
+    """Make pybatsim bind ``tcp://127.0.0.1:<port>`` where it would bind ``tcp://*:<port>``; a port it cannot
+    bind (in use) is one line and exit status 2, as with ``bftune batsim --port``.
 
     pybatsim creates its socket after instantiating the scheduler, so patching
     its ``NetworkHandler.bind`` here changes the address before anything
@@ -75,7 +78,11 @@ def _bind_localhost_by_default() -> None:
             handler.socket_endpoint = f"tcp://127.0.0.1:{port}"
             sys.stderr.write(f"{NAME}: listening on {handler.socket_endpoint} (not on every interface; "
                              f"use -s tcp://0.0.0.0:{port} for that)\n")
-        return original(handler)
+        try:
+            return original(handler)
+        except zmq.ZMQError as exc:  # a port in use, an address not of this machine: bad input, one line
+            _fail(f"cannot listen on {handler.socket_endpoint}: {os.strerror(exc.errno)} (choose another port: "
+                  "-s tcp://127.0.0.1:PORT)", status=2)
 
     bind._bftune = True  # type: ignore[attr-defined]  # the mark that it is installed (see above)
     network.NetworkHandler.bind = bind

@@ -156,7 +156,7 @@ class SchedulerConfig(Mapping[str, Any]):
         primary, backfill = self.orders()
         v = self._values
         if v["scheduler"] == "pv-easy":
-            return PvEasy(primary)
+            return PvEasy(primary, v["venture_fill"])
         return Easy(primary, backfill, reservation=v["reservation"], backfill_enabled=v["backfill"])
 
     def build_hooks(self, context: BuildContext) -> list[Hook]:
@@ -170,7 +170,8 @@ class SchedulerConfig(Mapping[str, Any]):
         ``replay_memo``: period replays shared with other runs (:class:`PeriodReplay`).
         """
         context = BuildContext(m, clock, partial(PeriodReplay, memo=replay_memo))
-        return Core(m, self.build_algorithm(), self.build_hooks(context))
+        return Core(m, self.build_algorithm(), self.build_hooks(context),
+                    revise_overruns=self._values["overrun_estimate"] == "walltime")
 
 
 def _fresh(default: Any) -> Any:

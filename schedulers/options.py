@@ -21,9 +21,11 @@ import math
 from typing import Callable
 
 from bftune.schedulers.core.easy import RESERVATION_MODELS
+from bftune.schedulers.core.pveasy import VENTURE_FILLS
+from bftune.schedulers.core.state import OVERRUN_ESTIMATES
 from bftune.schedulers.hooks.registry import HOOKS
-from bftune.schedulers.option import (BACKFILLING, EASY, ConfigError, Option, Parser, boolean, choice, duration,
-                                      integer, optional, policy_name)
+from bftune.schedulers.option import (BACKFILLING, EASY, ConfigError, Option, Parser, Requirement, boolean, choice,
+                                      duration, integer, optional, policy_name)
 from bftune.workloads.limits import MAX_SEED
 
 __all__ = ["ConfigError", "OPTIONS", "Option", "Parser", "applies", "canonical", "check_requirements", "duration",
@@ -31,6 +33,19 @@ __all__ = ["ConfigError", "OPTIONS", "Option", "Parser", "applies", "canonical",
 
 #: The scheduling algorithms (``SchedulerConfig.build_algorithm`` builds each).
 SCHEDULERS = ("easy", "pv-easy")
+
+
+def _is_pv_easy(value: object) -> bool:
+    return value == "pv-easy"
+
+
+def _is_predicted(value: object) -> bool:
+    return value != "walltime"
+
+
+PV_EASY = Requirement("scheduler", _is_pv_easy, "--scheduler pv-easy")
+#: The option needs planning estimates that can run out before the job does (the prediction hook's).
+PREDICTED = Requirement("predictor", _is_predicted, "a --predictor other than walltime")
 
 #: The core's options: the algorithm and what it sorts and plans by.
 CORE_OPTIONS = (
@@ -48,8 +63,18 @@ CORE_OPTIONS = (
     Option("reservation", choice(RESERVATION_MODELS), "count",
            "reservation model: count (SPEC 2) or machines (batsched easy_bf's)",
            "scheduler", cli="--reservation", choices=RESERVATION_MODELS, requires=(BACKFILLING, EASY)),
+    Option("venture_fill", choice(VENTURE_FILLS), "priority",
+           "what PV-EASY's venture backfilling starts on processors still idle after the jobs predicted to end "
+           "by the reservation: further jobs that fit, in priority order (SPEC 7), shortest prediction first, "
+           "or none",
+           "scheduler", cli="--venture-fill", choices=VENTURE_FILLS, requires=(PV_EASY,)),
     Option("backfill", boolean, True, "backfilling on (false: strict order)", "scheduler",
            cli="--no-backfilling", cli_value=False, requires=(EASY,)),
+    Option("overrun_estimate", choice(OVERRUN_ESTIMATES), "walltime",
+           "what a running job's planned end becomes once it outruns its prediction: its walltime (start + "
+           "walltime, the simplest of Tsafrir et al.'s corrections) or the expired prediction, kept (a scheduler "
+           "that never revises a prediction: the job's processors count as free from its predicted end on)",
+           "scheduler", cli="--overrun-estimate", choices=OVERRUN_ESTIMATES, requires=(PREDICTED,)),
     Option("seed", integer(minimum=0, maximum=MAX_SEED), 0,
            "seed of the selectors', the classifier's and virtual predictions' randomness",
            "scheduler", cli="--seed", metavar="N"),
@@ -109,7 +134,7 @@ def applies(name: str, values: dict) -> bool:
 
 
 def markdown_table() -> str:
-    """The README's option table (a test checks that the README holds exactly this)."""
+    """The option table in markdown: the docs' option reference (docs/reference/options.md) is generated from it."""
     rows = ["| option (-o / TOML) | command line | default | meaning |", "|---|---|---|---|"]
     for o in _TABLE:
         flag = f"`{o.cli}`" if o.cli else "-"

@@ -10,11 +10,14 @@ from __future__ import annotations
 
 import json
 import os
+import random
+import shutil
 import signal
 import subprocess
 import sys
 from pathlib import Path
 
+import fake_batsim
 import pytest
 from bftune import compiled
 from processes import command, descendants, group_members, wait_until
@@ -24,12 +27,18 @@ PROBE = ("import bftune.compiled as c, bftune.schedulers.core.engine as e; "
          "print('compiled' if c.active() else 'interpreted', e.__file__)")
 
 
-ABLATIONS = """
-from bftune.experiments import ablations_pveasy as a
+#: PV-EASY and EASY-Last under the options that change the core's planning (venture backfilling's second step,
+#: expired predictions kept), with the fairness monitor: every summary figure, printed.
+VARIANTS = """
+from bftune.experiments.local_run import run_local
+from bftune.schedulers.config import SchedulerConfig
 from bftune.workloads.synthetic import generate
-trace, options = generate(800, 32, seed=4), {"scheduler": "pv-easy", "predictor": "last"}
-print(a.row("never", trace, options, machine=a.NeverRevised)[0])
-print(a.row("rest", trace, options, adapt=a.VentureRestAdapter("priority", extra=True))[0])
+trace = generate(800, 32, seed=4)
+for options in ({"scheduler": "pv-easy", "predictor": "last", "venture_fill": "shortest"},
+                {"scheduler": "pv-easy", "predictor": "last", "venture_fill": "none", "overrun_estimate": "expired"},
+                {"predictor": "last", "overrun_estimate": "expired"}):
+    summary, _ = run_local(trace, SchedulerConfig.from_options({**options, "fairness": True}))
+    print("variant", {k: v for k, v in summary.items() if k not in ("config", "simulation_seconds")})
 """
 
 
@@ -39,14 +48,26 @@ def ignore(line: str) -> None:
 
 def run_probe(cache: Path, core: str = "auto") -> subprocess.CompletedProcess:
     env = {**os.environ, "BFTUNE_CACHE_DIR": str(cache), compiled.SWITCH: core}
-    return subprocess.run([sys.executable, "-c", PROBE], env=env, capture_output=True, text=True, check=True)
+    return subprocess.run([sys.executable, "-c", PROBE], env=env, capture_output=True, text=True, check=True,
+                          timeout=120)
 
 
-def fake_build(cache: Path, key: str, files: dict[str, str]) -> Path:
+def fake_build(cache: Path, key: str, files: dict[str, str], contents: bytes | None = None) -> Path:
+    """A build directory with a manifest; with ``contents``, each file holds them and the manifest their digest."""
     directory = cache / "compiled" / key
     directory.mkdir(parents=True)
-    (directory / compiled.MANIFEST).write_text(json.dumps({"files": files}))
+    manifest: dict = {"files": files}
+    if contents is not None:
+        for name in files.values():
+            (directory / name).write_bytes(contents)
+        manifest["digests"] = {module: compiled.file_digest(directory / name) for module, name in files.items()}
+    (directory / compiled.MANIFEST).write_text(json.dumps(manifest))
     return directory
+
+
+def current_key() -> str:
+    return subprocess.run([sys.executable, "-c", "import bftune.compiled as c; print(c.source_key())"],
+                          capture_output=True, text=True, check=True).stdout.strip()
 
 
 def test_without_a_build_the_core_runs_interpreted(tmp_path):
@@ -61,11 +82,10 @@ def test_a_build_of_other_sources_is_ignored(tmp_path):
     assert done.stdout.split()[0] == "interpreted" and done.stderr == ""
 
 
-def test_a_matching_build_that_does_not_load_is_reported_and_ignored(tmp_path):
-    key = subprocess.run([sys.executable, "-c", "import bftune.compiled as c; print(c.source_key())"],
-                         capture_output=True, text=True, check=True).stdout.strip()
-    directory = fake_build(tmp_path, key, {"abc__mypyc": "abc__mypyc.so", "bftune.schedulers.core.engine": "e.so"})
-    (directory / "abc__mypyc.so").write_bytes(b"not a shared library")
+def test_a_matching_intact_build_that_does_not_load_is_reported_and_ignored(tmp_path):
+    """Its digests match (nothing was damaged), yet its libraries do not load: one line, interpreted."""
+    files = {"abc__mypyc": "abc__mypyc.so", **{module: module + ".so" for module in compiled.MODULES}}
+    directory = fake_build(tmp_path, current_key(), files, contents=b"not a shared library")
     done = run_probe(tmp_path)
     assert done.stdout.split()[0] == "interpreted"
     assert done.stdout.split()[1].endswith("engine.py")
@@ -74,15 +94,39 @@ def test_a_matching_build_that_does_not_load_is_reported_and_ignored(tmp_path):
 
 
 def test_a_build_missing_one_module_is_not_used_at_all(tmp_path):
-    key = subprocess.run([sys.executable, "-c", "import bftune.compiled as c; print(c.source_key())"],
-                         capture_output=True, text=True, check=True).stdout.strip()
-    files = {module: module + ".so" for module in compiled.MODULES}
-    directory = fake_build(tmp_path, key, files)
-    for name in list(files.values())[1:]:  # every file but the first one's
-        (directory / name).write_bytes(b"")
+    files = {module: module + ".so" for module in compiled.MODULES[1:]}  # every module but the first
+    fake_build(tmp_path, current_key(), files, contents=b"")
     done = run_probe(tmp_path)
     assert done.stdout.split()[0] == "interpreted"
     assert f"{compiled.MODULES[0]} is missing" in done.stderr
+
+
+@pytest.mark.parametrize("damage", ["a file's bytes", "a file's size", "no digests", "manifest not JSON",
+                                    "manifest a FIFO", "a file a directory"])
+def test_a_build_that_cannot_be_verified_is_never_loaded(tmp_path, damage):
+    """Verified before any load: a file whose size or digest is not the manifest's (written when the build
+    passed its check), or a manifest that cannot vouch for the files, is one line and interpreted."""
+    files = {"abc__mypyc": "abc__mypyc.so", **{module: module + ".so" for module in compiled.MODULES}}
+    directory = fake_build(tmp_path, current_key(), files, contents=b"\x7fELF a library" * 100)
+    manifest = directory / compiled.MANIFEST
+    if damage == "a file's bytes":
+        (directory / "abc__mypyc.so").write_bytes(b"\x7fELF a librarz" + b"\x7fELF a library" * 99)
+    elif damage == "a file's size":
+        (directory / "abc__mypyc.so").write_bytes(b"\x7fELF")
+    elif damage == "no digests":
+        manifest.write_text(json.dumps({"files": files}))
+    elif damage == "manifest not JSON":
+        manifest.write_text("{")
+    elif damage == "manifest a FIFO":
+        manifest.unlink()
+        os.mkfifo(manifest)
+    else:
+        (directory / "abc__mypyc.so").unlink()
+        (directory / "abc__mypyc.so").mkdir()
+    done = run_probe(tmp_path)  # a FIFO would block a plain open(): run_probe's timeout-free run must end
+    assert done.stdout.split()[0] == "interpreted"
+    (line,) = done.stderr.splitlines()
+    assert "is not used" in line and str(directory) in line and "running interpreted" in line
 
 
 def test_an_unknown_switch_value_is_named_and_auto_taken(tmp_path):
@@ -111,8 +155,7 @@ def test_every_compiled_module_exists_and_no_package_init_is_compiled():
 
 def test_prune_removes_other_builds_and_says_when_these_sources_have_none(tmp_path):
     """--prune builds nothing: after an edit it would leave bftune interpreted without a word."""
-    key = subprocess.run([sys.executable, "-c", "import bftune.compiled as c; print(c.source_key())"],
-                         capture_output=True, text=True, check=True).stdout.strip()
+    key = current_key()
     fake_build(tmp_path, "0" * 20, {"bftune.schedulers.core.engine": "engine.so"})
     env = {**os.environ, "BFTUNE_CACHE_DIR": str(tmp_path)}
     command = [sys.executable, "-m", "bftune.experiments.cli", "accelerate", "--prune"]
@@ -139,38 +182,134 @@ def test_without_a_compiler_accelerate_says_why_in_one_line(tmp_path):
     assert not (tmp_path / "compiled").exists()
 
 
-@pytest.mark.skipif(accelerate.missing_tools() is not None,
-                    reason=f"cannot build the compiled core here: {accelerate.missing_tools()}")
-def test_accelerate_builds_a_core_that_decides_as_the_interpreted_one(tmp_path):
-    cache = tmp_path / "cache"
-    env = {**os.environ, "BFTUNE_CACHE_DIR": str(cache)}
-    cli = [sys.executable, "-m", "bftune.experiments.cli"]
-    done = subprocess.run(cli + ["accelerate"], env=env, capture_output=True, text=True)
+CLI = [sys.executable, "-m", "bftune.experiments.cli"]
+needs_build_tools = pytest.mark.skipif(accelerate.missing_tools() is not None,
+                                       reason=f"cannot build the compiled core here: {accelerate.missing_tools()}")
+
+
+@pytest.fixture(scope="session")
+def real_build(tmp_path_factory) -> tuple[Path, subprocess.CompletedProcess]:
+    """``bftune accelerate`` (with its self-check) once per session, in a cache of its own: (cache, its run).
+
+    Tests copy the cache (:func:`copy_of`) before they change anything in it.
+    """
+    cache = tmp_path_factory.mktemp("compiled") / "cache"
+    done = subprocess.run(CLI + ["accelerate"], env={**os.environ, "BFTUNE_CACHE_DIR": str(cache)},
+                          capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
-    assert "checking it against the interpreted core" in done.stdout  # the self-check ran (and passed)
+    return cache, done
+
+
+def copy_of(cache: Path, target: Path) -> tuple[Path, Path]:
+    """A copy of a cache holding one build: (the copy, its build directory)."""
+    shutil.copytree(cache, target, symlinks=True)
+    (build,) = (target / "compiled").iterdir()
+    return target, build
+
+
+@needs_build_tools
+def test_accelerate_builds_a_core_that_decides_as_the_interpreted_one(real_build, tmp_path):
+    cache, done = copy_of(real_build[0], tmp_path / "cache")
+    env = {**os.environ, "BFTUNE_CACHE_DIR": str(cache)}
+    assert "checking it against the interpreted core" in real_build[1].stdout  # the self-check ran (and passed)
     assert run_probe(cache).stdout.split()[0] == "compiled"
+    assert run_probe(cache).stderr == ""  # intact: verified without a word
     assert run_probe(cache, core="interpreted").stdout.split()[0] == "interpreted"
-    status = subprocess.run(cli + ["accelerate", "--status"], env={**env, compiled.SWITCH: "auto"},
+    status = subprocess.run(CLI + ["accelerate", "--status"], env={**env, compiled.SWITCH: "auto"},
                             capture_output=True, text=True, check=True).stdout
     assert status.startswith("core: compiled")
-    again = subprocess.run(cli + ["accelerate"], env=env, capture_output=True, text=True, check=True)
+    again = subprocess.run(CLI + ["accelerate"], env=env, capture_output=True, text=True, check=True)
     assert "up to date" in again.stdout
     # Independently of the self-check: a configuration it does not run, with kills and a selector.
     outs = []
     for core in ("interpreted", "auto"):
         out = tmp_path / core
-        subprocess.run(cli + ["simulate", "--synthetic", "2500", "--procs", "96", "--seed", "9", "--policy", "SAF",
+        subprocess.run(CLI + ["simulate", "--synthetic", "2500", "--procs", "96", "--seed", "9", "--policy", "SAF",
                               "--selector", "noisy", "--period", "2d", "--threshold", "20h", "--out", str(out)],
                        env={**env, compiled.SWITCH: core}, check=True, capture_output=True)
         outs.append((out / "out_jobs.csv").read_bytes())
     assert outs[0] == outs[1]
-    # Python subclasses of compiled classes (the PV-EASY ablations' machine state and algorithms).
-    rows = [subprocess.run([sys.executable, "-c", ABLATIONS], env={**env, compiled.SWITCH: core}, check=True,
+    # The options that change the core's planning decide alike compiled and interpreted.
+    rows = [subprocess.run([sys.executable, "-c", VARIANTS], env={**env, compiled.SWITCH: core}, check=True,
                            capture_output=True, text=True).stdout for core in ("interpreted", "auto")]
-    assert rows[0] == rows[1] and rows[0].count("ablation") == 2
-    removed = subprocess.run(cli + ["accelerate", "--remove"], env=env, capture_output=True, text=True, check=True)
+    assert rows[0] == rows[1] and rows[0].count("variant") == 3
+    removed = subprocess.run(CLI + ["accelerate", "--remove"], env=env, capture_output=True, text=True, check=True)
     assert "removed 1 build" in removed.stdout
     assert run_probe(cache).stdout.split()[0] == "interpreted"
+
+
+def _truncate(path: Path, size: int) -> None:
+    os.truncate(path, size)
+
+
+def _scribble(path: Path) -> None:
+    """Random bytes over a third of the file, its size unchanged (a disk or a stray write's damage)."""
+    size = path.stat().st_size
+    with open(path, "r+b") as f:
+        f.seek(size // 3)
+        f.write(random.Random(7).randbytes(size // 3))
+
+
+#: The damage of issue 32: each crashed or broke every command (ImportError 'file too short', a bus
+#: error, a segmentation fault in simulate while --status said "compiled").
+DAMAGE = {
+    "a module's library emptied": lambda build: _truncate(next(build.glob("bftune.schedulers.core.easy.*")), 0),
+    "the main library half-truncated": lambda build: _truncate(
+        next(build.glob("*__mypyc*")), next(build.glob("*__mypyc*")).stat().st_size // 2),
+    "random bytes in the main library": lambda build: _scribble(next(build.glob("*__mypyc*"))),
+}
+
+
+@needs_build_tools
+@pytest.mark.parametrize("damage", list(DAMAGE))
+def test_a_damaged_real_build_breaks_no_command(real_build, tmp_path, damage):
+    """Every command runs interpreted with one line saying so; --status, --prune and --remove work; the next
+    accelerate replaces the build (here without a compiler: it removes it, then says why it cannot build)."""
+    cache, build = copy_of(real_build[0], tmp_path / "cache")
+    DAMAGE[damage](build)
+    env = {**os.environ, "BFTUNE_CACHE_DIR": str(cache), compiled.SWITCH: "auto"}
+    commands = [["policies"], ["simulate", "--synthetic", "300", "--procs", "16", "--out", str(tmp_path / "o")],
+                ["accelerate", "--status"], ["accelerate", "--prune"]]
+    for command in commands:
+        done = subprocess.run(CLI + command, env=env, capture_output=True, text=True, timeout=300)
+        assert done.returncode == 0, (command, done.returncode, done.stderr)
+        (line,) = done.stderr.splitlines()
+        assert "is not used" in line and str(build) in line and "running interpreted" in line, line
+        if command == ["accelerate", "--status"]:
+            assert done.stdout.startswith("core: interpreted (the build for these sources is not used")
+    assert (tmp_path / "o" / "out_jobs.csv").is_file()
+    rebuilt = subprocess.run(CLI + ["accelerate"], env={**env, "CC": "no-such-compiler-here"}, capture_output=True,
+                             text=True, timeout=300)
+    assert rebuilt.returncode == 1 and "is damaged" in rebuilt.stdout and "C compiler" in rebuilt.stderr
+    assert not build.exists()
+    removed = subprocess.run(CLI + ["accelerate", "--remove"], env=env, capture_output=True, text=True, timeout=300)
+    assert removed.returncode == 0 and removed.stderr == ""
+
+
+@pytest.mark.parametrize("flags", [["--status", "--remove"], ["--status", "--prune"], ["--prune", "--remove"],
+                                   ["--no-check", "--remove"], ["--if-possible", "--status"]])
+def test_accelerate_flags_that_do_not_go_together_are_refused(tmp_path, flags):
+    env = {**os.environ, "BFTUNE_CACHE_DIR": str(tmp_path)}
+    done = subprocess.run(CLI + ["accelerate", *flags], env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2 and done.stdout == ""
+    (line,) = done.stderr.splitlines()
+    assert "do not go together" in line and all(flag in line for flag in flags)
+
+
+def test_a_build_that_cannot_be_installed_leaves_nothing_and_names_the_cache(tmp_path, monkeypatch):
+    """A full disk while copying the build: no partial compiled/<key>.XXXX left, one line naming the cache."""
+    source = tmp_path / "built.so"
+    source.write_bytes(b"library")
+    monkeypatch.setattr(accelerate, "mypy_version", lambda: "test")
+
+    def full(*args, **kwargs):
+        raise OSError(28, "No space left on device", str(args[1]))
+
+    monkeypatch.setattr(accelerate.shutil, "copy2", full)
+    target = tmp_path / "cache" / "compiled"
+    with pytest.raises(accelerate.AccelerateError, match=f"cannot write the build into {target}: No space left"):
+        accelerate.install_build({"m": source}, "key", target)
+    assert list(target.iterdir()) == []
 
 
 @pytest.mark.skipif(accelerate.missing_tools() is not None,
@@ -206,3 +345,21 @@ def test_a_build_that_fails_its_check_is_never_installed(tmp_path, monkeypatch):
     with pytest.raises(accelerate.AccelerateError, match="self-check a configuration that cannot run"):
         accelerate.build(log=ignore)
     assert not (tmp_path / "cache" / "compiled").exists()
+
+
+@needs_build_tools
+def test_the_compiled_batsim_driver_serves_a_whole_run(real_build, tmp_path):
+    """``bftune batsim`` on the compiled core (the driver is compiled too) writes what the interpreted one writes,
+    kills and reruns included: against the Batsim stand-in, so that no real Batsim is needed."""
+    cache, _ = copy_of(real_build[0], tmp_path / "cache")
+    fake = fake_batsim.write_executable(tmp_path / "bin")
+    outs = []
+    for core in ("interpreted", "auto"):
+        out = tmp_path / f"batsim-{core}"
+        subprocess.run(CLI + ["batsim", "--synthetic", "400", "--procs", "16", "--seed", "3", "--kill-after", "30m",
+                              "--batsim", str(fake), "--out", str(out)],
+                       env={**os.environ, "BFTUNE_CACHE_DIR": str(cache), compiled.SWITCH: core}, check=True,
+                       capture_output=True)
+        outs.append((out / "out_jobs.csv").read_bytes())
+        assert json.loads((out / "summary.json").read_text())["batsim"]["driver"]["killed"] > 0
+    assert outs[0] == outs[1]

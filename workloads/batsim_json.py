@@ -44,6 +44,7 @@ import os
 from pathlib import Path
 from typing import Any, TypeGuard
 
+from bftune import inputs
 from bftune.files import atomic_write_text
 from bftune.workloads import limits
 from bftune.workloads.errors import WorkloadError
@@ -105,6 +106,22 @@ def write_batsim_workload(trace: Trace, path: str | os.PathLike[str]) -> Path:
     return atomic_write_text(path, batsim_workload_text(trace))
 
 
+def is_batsim_json(path: str | os.PathLike[str]) -> bool:
+    """Whether ``path`` holds JSON (its first non-blank byte is ``{``), whatever its name: a Batsim workload.
+
+    An SWF file starts with a comment (``;``), a digit or a blank; so the
+    content tells the two formats apart where a name does not (a workload
+    named ``trace`` or ``w.txt``).  False for anything unreadable: the SWF
+    reader then says what is wrong with it.
+    """
+    try:
+        with inputs.open_regular(path) as f:
+            head = f.read(4096)
+    except (inputs.InputError, OSError):
+        return False
+    return head.lstrip(b" \t\r\n")[:1] == b"{"
+
+
 def read_batsim_workload(
     path: str | os.PathLike[str],
     *,
@@ -126,22 +143,20 @@ def read_batsim_workload(
     no ``nb_res``...) is an error either way.
     """
     path = Path(path)
-    try:
-        doc = json.loads(Path(path).read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise WorkloadError(f"{path}: cannot read workload: {exc.strerror or exc}") from exc
-    except json.JSONDecodeError as exc:
-        raise WorkloadError(f"{path}:{exc.lineno}: invalid JSON: {exc.msg}") from exc
+    doc = load_json_document(path)
     if not isinstance(doc, dict):
         raise WorkloadError(f"{path}: a Batsim workload is a JSON object")
     nb_res = doc.get("nb_res")
     if not _is_int(nb_res) or nb_res <= 0:
-        raise WorkloadError(f"{path}: 'nb_res' must be a positive integer, not {nb_res!r}")
+        raise WorkloadError(f"{path}: 'nb_res' must be a positive integer, not {limits.short(repr(nb_res))}")
     limits.procs(nb_res, f"{path}: 'nb_res'")
     profiles = doc.get("profiles", {})
     raw_jobs = doc.get("jobs")
     if not isinstance(raw_jobs, list) or not isinstance(profiles, dict):
         raise WorkloadError(f"{path}: 'jobs' must be a list and 'profiles' an object")
+    if len(raw_jobs) > limits.MAX_JOBS:
+        raise WorkloadError(f"{path}: {len(raw_jobs):,} jobs: more than bftune accepts ({limits.MAX_JOBS:,}; "
+                            "about 2 KB of memory per job)")
     jobs: list[JobRecord] = []
     from_runtime = malformed = 0
     for index, raw in enumerate(raw_jobs):
@@ -166,6 +181,8 @@ def read_batsim_workload(
     start, zone = doc.get("unix_start_time"), doc.get("timezone")
     if start is not None and not _is_int(start):
         raise WorkloadError(f"{path}: 'unix_start_time' must be an integer, not {start!r}")
+    if start is not None:
+        limits.time(start, f"{path}: 'unix_start_time'")
     if zone is not None and (not isinstance(zone, str) or not zone):
         raise WorkloadError(f"{path}: 'timezone' must be a non-empty string, not {zone!r}")
     return Trace(
@@ -185,17 +202,17 @@ def _job_from_json(
     if not isinstance(raw, dict):
         raise WorkloadError(f"{where}: a job is a JSON object")
     raw_id = raw.get("id")
-    where = f"{where} (id {raw_id!r})"
+    where = f"{where} (id {limits.short(repr(raw_id))})"
     if _is_int(raw_id) and raw_id >= 0:
         job_id = raw_id
-    elif isinstance(raw_id, str) and raw_id.isascii() and raw_id.isdigit():
+    elif isinstance(raw_id, str) and raw_id.isascii() and raw_id.isdigit() and len(raw_id) <= 30:
         job_id = int(raw_id)
     else:
         raise WorkloadError(f"{where}: job ids must be job numbers (digits), e.g. \"0000015\"")
     submit = _number(raw.get("subtime"), where, "subtime")
     procs = raw.get("res")
     if not _is_int(procs) or not 1 <= procs <= nb_res:
-        raise WorkloadError(f"{where}: 'res' must be an integer in 1..{nb_res}, not {procs!r}")
+        raise WorkloadError(f"{where}: 'res' must be an integer in 1..{nb_res}, not {limits.short(repr(procs))}")
     prof_name = raw.get("profile")
     profile = profiles.get(prof_name) if isinstance(prof_name, str) else None
     if not isinstance(profile, dict):
@@ -215,7 +232,7 @@ def _job_from_json(
         walltime, used_fallback = runtime, True
     user = raw.get("user", -1)
     if not _is_int(user):
-        raise WorkloadError(f"{where}: 'user' must be an integer, not {user!r}")
+        raise WorkloadError(f"{where}: 'user' must be an integer, not {limits.short(repr(user))}")
     return JobRecord(id=job_id, submit=submit, procs=procs, runtime=runtime, walltime=walltime, user=user), used_fallback
 
 
@@ -224,11 +241,40 @@ def _is_int(value: Any) -> TypeGuard[int]:
 
 
 def _number(value: Any, where: str, what: str) -> int | float:
+    """A time of the workload: a finite number within ``limits.MAX_TIME`` (a huge integer is refused here,
+    before anything converts it to a float)."""
     if _is_int(value):
-        return value
+        return limits.time(value, f"{where}: {what}")
     if isinstance(value, float) and math.isfinite(value):
+        limits.time(value, f"{where}: {what}")
         return int(value) if value.is_integer() else value
-    raise WorkloadError(f"{where}: {what} must be a number, not {value!r}")
+    raise WorkloadError(f"{where}: {what} must be a number, not {limits.short(repr(value))}")
+
+
+def load_json_document(path: Path) -> Any:
+    """The parsed JSON of a workload file: a regular file (:mod:`bftune.inputs`), UTF-8, valid JSON; one line
+    naming the file (and the line) otherwise."""
+    try:
+        with inputs.open_regular(path) as f:
+            data = f.read()
+    except inputs.InputError as exc:
+        raise WorkloadError(str(exc)) from None
+    except OSError as exc:
+        raise WorkloadError(f"{path}: cannot read workload: {exc.strerror or exc}") from None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise WorkloadError(f"{path}: not UTF-8 text (byte {data[exc.start]:#04x} at offset {exc.start}); "
+                            "a Batsim workload is JSON") from None
+    del data
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise WorkloadError(f"{path}:{exc.lineno}: invalid JSON: {exc.msg}") from None
+    except ValueError as exc:  # an integer of more than 4,300 digits
+        raise WorkloadError(f"{path}: invalid JSON: {exc}") from None
+    except RecursionError:
+        raise WorkloadError(f"{path}: invalid JSON: nested too deeply for a Batsim workload") from None
 
 
 def _json_number(value: int | float) -> str:

@@ -65,6 +65,10 @@ default and is the rule set above.
   the requested time is kept (``"overruns_kept"``) and the job ends at
   its walltime, as COMPLETED_WALLTIME_REACHED, as in ``keep-overruns``.
   CTC-SP2 keeps all 77,222 records; SDSC-BLUE keeps 223,790 of 243,306.
+- ``"ran-overruns-finish"``: the jobs of ``"ran"``, but a job whose runtime
+  exceeds its requested time gets its runtime as walltime (counted under
+  ``"walltime_raised"``): it runs to its end instead of being killed at its
+  request, as on a machine that does not enforce requests.
 
 Kept jobs are sorted by (submit, id).
 
@@ -103,7 +107,7 @@ CLEANING_KEYS: tuple[str, ...] = DROP_RULES + ("walltime_from_runtime", "overrun
 WalltimeFallback = Literal["runtime"] | None
 
 #: The named cleanings (module docstring): SPEC section 1's filter first (the default).
-CLEANINGS: tuple[str, ...] = ("spec", "keep-overruns", "batsim-converter", "ran")
+CLEANINGS: tuple[str, ...] = ("spec", "keep-overruns", "batsim-converter", "ran", "ran-overruns-finish")
 #: The walltime the Batsim converter gives a job: max(requested, BATSIM_WALLTIME_FACTOR x runtime).
 BATSIM_WALLTIME_FACTOR = 2
 
@@ -170,7 +174,8 @@ def clean_columns(c: FieldColumns, m: int, walltime_fallback: WalltimeFallback,
     needs no numpy: most rules are settled by one ``min`` or ``max``.
     """
     converter = cleaning == "batsim-converter"
-    ran = cleaning == "ran"
+    finish = cleaning == "ran-overruns-finish"
+    ran = cleaning == "ran" or finish
     keep_overruns = cleaning == "keep-overruns" or ran
     rows = _Rows(len(c.id))
     procs = c.alloc if converter else _requested_or_allocated(c.req_procs, c.alloc)
@@ -192,7 +197,9 @@ def clean_columns(c: FieldColumns, m: int, walltime_fallback: WalltimeFallback,
             walltime = _replaced(walltime, rows.count("walltime_from_runtime", _where(walltime, le, 0)), runtime)
         else:
             rows.drop("walltime_le_0", _where(walltime, le, 0))
-        if keep_overruns:
+        if finish:  # the overruns run to their end: their runtime becomes their walltime
+            walltime = _replaced(walltime, rows.count("walltime_raised", _where(walltime, lt, runtime)), runtime)
+        elif keep_overruns:
             rows.count("overruns_kept", _where(walltime, lt, runtime))
         else:
             rows.drop("walltime_lt_runtime", _where(walltime, lt, runtime))

@@ -12,6 +12,21 @@ worse, in the kernel's OOM killer).  The limits are far beyond any real use:
   so this is some 20 GB: more does not fit in a workstation's memory.
 - :data:`MAX_WEEKS`: 10,000 resampled weeks (190 years), and never more
   than :data:`MAX_JOBS` expected jobs.
+- :data:`MAX_TIME`: times read from a workload (SWF submit, run and
+  requested times and ``UnixStartTime``; Batsim JSON ``subtime``,
+  ``walltime``, profile ``delay`` and ``unix_start_time``) are at most
+  2^32 s (136 years) in magnitude.  Below it a float64 holds every time to
+  the microsecond that ``out_jobs.csv`` prints; a submit time of 1e17 gave
+  a 4 s job an execution time of 0 and made Batsim abort.  Unix times fit
+  until 2106.
+- What a reader holds in memory (:mod:`bftune.inputs`): a line of an SWF
+  file is at most :data:`MAX_LINE_BYTES` (64 KiB; the archive's longest is
+  97 bytes), its comment lines at most :data:`MAX_HEADER_BYTES` (64 MiB in
+  all; the archive's largest header is 2.2 kB) and its job lines at most
+  :data:`MAX_JOBS`; a campaign file or a learned policy's fit at most
+  :data:`MAX_SMALL_FILE_BYTES` (1 MiB).  So a file that expands to
+  gigabytes of one line (a gzip bomb) is refused after reading 64 KiB of
+  it, and memory follows the jobs.
 
 The workload API (the synthetic generator, resampling, the readers, the
 platform generator) enforces them, so every entry point - the CLI, campaign
@@ -30,6 +45,14 @@ from bftune.workloads.errors import WorkloadError
 MAX_PROCS = 2**20
 MAX_JOBS = 10_000_000
 MAX_WEEKS = 10_000
+#: Times read from a workload, in seconds (module docstring): float64 keeps microseconds below 2^32.
+MAX_TIME = 2**32
+#: The longest line of an SWF file, in bytes (the archive's longest: 97).
+MAX_LINE_BYTES = 64 * 1024
+#: All comment lines of an SWF file together, in bytes (the archive's largest header: 2.2 kB).
+MAX_HEADER_BYTES = 64 * 1024 * 1024
+#: A campaign file, a learned policy's fit file: they are a few kB.
+MAX_SMALL_FILE_BYTES = 1024 * 1024
 #: Seeds feed numpy and scikit-learn (``random_state``), whose seeds are 32-bit.
 MAX_SEED = 2**32 - 1
 
@@ -66,3 +89,23 @@ def seed(value: Any, what: str = "the seed") -> int:
     if isinstance(value, bool) or not isinstance(value, Integral) or not 0 <= int(value) <= MAX_SEED:
         raise WorkloadError(f"{what} must be an integer in 0..2^32-1, not {value!r}")
     return int(value)
+
+
+def time(value: Any, what: str) -> int | float:
+    """A time read from a workload, ``|value| <= MAX_TIME`` seconds (module docstring); a WorkloadError otherwise.
+
+    Checked before any conversion to float, so a huge integer is refused with a message rather than
+    an ``OverflowError``.
+    """
+    if not -MAX_TIME <= value <= MAX_TIME:
+        raise WorkloadError(f"{what} = {short(value)} is out of range: bftune accepts times of at most 2^32 s "
+                            "(136 years) in magnitude")
+    return value
+
+
+def short(value: Any) -> str:
+    """A number as the message shows it: a 400-digit integer as its first digits and its length."""
+    text = str(value)
+    if len(text) <= 24:
+        return text
+    return f"{text[:12]}...({len(text)} {'digits' if text.isdigit() else 'characters'})"

@@ -68,7 +68,19 @@ def directory() -> Path:
 
 def key_of(raw: bytes) -> str:
     """The entry name of a file whose stored bytes are ``raw``."""
-    return f"v{FORMAT}-{hashlib.blake2b(raw, digest_size=16).hexdigest()}"
+    digest = hasher()
+    digest.update(raw)
+    return key_of_digest(digest)
+
+
+def hasher() -> "hashlib.blake2b":
+    """A hash to feed a file's stored bytes into a chunk at a time (a large file is never held whole)."""
+    return hashlib.blake2b(digest_size=16)
+
+
+def key_of_digest(digest: "hashlib.blake2b") -> str:
+    """The entry name of the file whose stored bytes fed ``digest`` (:func:`hasher`)."""
+    return f"v{FORMAT}-{digest.hexdigest()}"
 
 
 def load(key: str) -> tuple[dict[int, array], list[str]] | None:

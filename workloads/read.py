@@ -1,8 +1,10 @@
 """Reading a workload file whatever its type: the one entry point of the CLI, ``compare``, campaigns and callers.
 
-A file ending in ``.json`` is a Batsim workload (:mod:`bftune.workloads.batsim_json`);
-anything else is an SWF trace, plain or gzip (told apart by its first bytes,
-:mod:`bftune.workloads.swf`), cleaned by one of
+A Slurm accounting dump (``sacct --parsable2``) is recognised by its header
+line (:mod:`bftune.workloads.slurm`); a file ending in ``.json``, or whose content is JSON whatever its name
+(:func:`~bftune.workloads.batsim_json.is_batsim_json`), is a Batsim workload
+(:mod:`bftune.workloads.batsim_json`); anything else is an SWF trace, plain
+or gzip (told apart by its first bytes, :mod:`bftune.workloads.swf`), cleaned by one of
 :data:`~bftune.workloads.swf.CLEANINGS`.  Every problem is one
 :class:`~bftune.workloads.errors.WorkloadError` line naming the file.
 """
@@ -11,12 +13,14 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Callable
 
 from bftune.workloads import limits
-from bftune.workloads.batsim_json import read_batsim_workload
+from bftune.workloads.batsim_json import is_batsim_json, read_batsim_workload
 from bftune.workloads.cleaning import WalltimeFallback
 from bftune.workloads.errors import WorkloadError
 from bftune.workloads.model import Trace
+from bftune.workloads.slurm import is_slurm_dump, read_slurm
 from bftune.workloads.swf import CLEANINGS, read_swf
 
 #: The cleaning of an SWF trace when none is named (SPEC section 1's filter).
@@ -24,8 +28,14 @@ DEFAULT_CLEANING = CLEANINGS[0]
 
 
 def read_workload(path: str | os.PathLike[str], *, cleaning: str | None = None, lenient: bool = False,
-                  walltime_from_runtime: bool = False, procs: int | None = None) -> Trace:
+                  walltime_from_runtime: bool = False, procs: int | None = None, timezone: str | None = None,
+                  inform: Callable[[str], None] | None = None) -> Trace:
     """The jobs of a workload file, cleaned, with their cleaning counts.
+
+    A Slurm accounting dump (``sacct --parsable2``, recognised by its header
+    line, :mod:`bftune.workloads.slurm`) is read with ``timezone``, the zone
+    of its local times (default UTC); ``inform`` receives its notes (the
+    machine size it took, for one).
 
     ``cleaning``: which SWF records become jobs (default ``spec``); a Batsim
     workload is already converted, so only the default applies to it.
@@ -43,7 +53,13 @@ def read_workload(path: str | os.PathLike[str], *, cleaning: str | None = None, 
     if procs is not None:
         limits.procs(procs, "procs")
     fallback: WalltimeFallback = "runtime" if walltime_from_runtime else None
-    if p.suffix != ".json":
+    if is_slurm_dump(p):
+        return read_slurm(p, procs=procs, timezone=timezone, lenient=lenient, walltime_fallback=fallback,
+                          cleaning=DEFAULT_CLEANING if cleaning is None else cleaning, inform=inform)
+    if timezone is not None:
+        raise WorkloadError(f"{p}: a time zone applies to Slurm accounting dumps only (an SWF trace or a Batsim "
+                            "workload carries its own clock)")
+    if p.suffix != ".json" and not is_batsim_json(p):
         return read_swf(p, max_procs=procs, lenient=lenient, walltime_fallback=fallback,
                         cleaning=DEFAULT_CLEANING if cleaning is None else cleaning)
     if cleaning not in (None, DEFAULT_CLEANING):

@@ -42,16 +42,15 @@ CTC-SP2 takes about 0.1 s, of the 312,826-job Curie trace about half a second.
 
 from __future__ import annotations
 
-import gzip
 import io
 import math
 import os
-import re
 import warnings
 from array import array
 from pathlib import Path
-from typing import Sequence
+from typing import BinaryIO, Iterable, Iterator, Sequence
 
+from bftune import inputs
 from bftune.gcpause import paused_gc
 from bftune.workloads import limits, parsecache
 # The cleaning rules live in bftune.workloads.cleaning.  BATSIM_WALLTIME_FACTOR, CLEANINGS, DROP_RULES and
@@ -71,6 +70,7 @@ from bftune.workloads.cleaning import (  # noqa: F401 - re-exports
     dropped_jobs,
 )
 from bftune.workloads.errors import WorkloadError
+from bftune.workloads.swf_header import add_header_line, comment_lines, is_utf8, machine_size, start_time
 from bftune.workloads.model import JobRecord, Trace
 
 #: SWF field names, 1-based position = index + 1 (SPEC section 1).
@@ -98,13 +98,13 @@ N_FIELDS = len(FIELD_NAMES)
 
 #: 0-based indexes of the fields that must hold integral values.
 INTEGRAL_FIELDS: frozenset[int] = frozenset({0, 4, 7, 10, 11, 12, 13, 14, 15, 16})
+#: 0-based indexes of the times the cleanings read (submit, run and requested time): at most
+#: ``limits.MAX_TIME`` in magnitude.
+TIME_FIELDS: tuple[int, ...] = (1, 3, 8)
 
-_GZIP_MAGIC = b"\x1f\x8b"
 #: A header line "; Key: value" (also what the SWF writer rewrites): the key is one word and the colon
 #: must be followed by white space or the end of line, so that continuation lines such as
 #: ";              http://www..." are not mistaken for a key "http".
-HEADER_RE = re.compile(r"^;\s*([A-Za-z][A-Za-z0-9_-]*)\s*:(?:\s+(.*?))?\s*$")
-_LEADING_INT_RE = re.compile(r"^\s*([+-]?\d+)")
 
 
 # --------------------------------------------------------------------------
@@ -126,36 +126,144 @@ def read_swf(
     checked against).  ``name`` defaults to the file name without ``.swf`` /
     ``.gz``.  ``cleaning`` names one of :data:`CLEANINGS`.  See the module
     docstring for the parsing rules, :mod:`bftune.workloads.cleaning` for the cleaning rules.
+
+    The file is streamed (:mod:`bftune.inputs`): only a regular file is read,
+    gzip data is decompressed a chunk at a time, and lines, comments and job
+    lines are bounded (:mod:`bftune.workloads.limits`), so memory follows the
+    job lines, not the file's size.
     """
     check_cleaning(cleaning)
-    path = Path(path)
-    try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise WorkloadError(f"{path}: cannot read workload: {exc.strerror or exc}") from exc
     _check_fallback(walltime_fallback)
+    path = Path(path)
     name = name if name is not None else trace_name_from_path(path)
-    key = parsecache.key_of(raw) if len(raw) >= parsecache.MIN_BYTES and parsecache.enabled() else None
+    try:
+        with inputs.open_regular(path) as f:
+            return _read_open_swf(f, path, max_procs, lenient, walltime_fallback, name, cleaning)
+    except inputs.InputError as exc:
+        raise WorkloadError(str(exc)) from None
+
+
+def _read_open_swf(f: BinaryIO, path: Path, max_procs: int | None, lenient: bool,
+                   walltime_fallback: WalltimeFallback, name: str, cleaning: str) -> Trace:
+    """:func:`read_swf` of the open file: the parse cache, else a scan (the fast path), else the careful path."""
+    source = str(path)
+    size = os.fstat(f.fileno()).st_size
+    key = _cache_key(f, path) if size >= parsecache.MIN_BYTES and parsecache.enabled() else None
     cached = _cached_columns(key) if key else None
     with paused_gc():
         if cached is not None:  # only well-formed tables are ever stored (_parse_fast)
-            del raw
-            return _trace_from_columns(*cached, str(path), max_procs, walltime_fallback, name, cleaning)
-        if raw[:2] == _GZIP_MAGIC:
-            try:
-                raw = gzip.decompress(raw)
-            except (OSError, EOFError, gzip.BadGzipFile) as exc:
-                raise WorkloadError(f"{path}: corrupt gzip data: {exc}") from exc
-        if len(raw) >= FAST_PATH_MIN_CHARS:
-            box = [raw]
-            del raw  # the fast path frees the file's bytes as soon as it has parsed them
-            fast = _parse_fast(box, str(path), max_procs, walltime_fallback, name, cleaning, key)
+            return _trace_from_columns(*cached, source, max_procs, walltime_fallback, name, cleaning)
+        scan = _scan(inputs.line_blocks(inputs.text_chunks(f, path), path, limits.MAX_LINE_BYTES), source)
+        if scan.chars >= FAST_PATH_MIN_CHARS:
+            box = [b"".join(scan.jobs)]
+            scan.jobs.clear()  # the fast path frees the job lines as soon as it has parsed them
+            fast = _parse_fast(box, source, max_procs, walltime_fallback, name, cleaning, key,
+                               header_lines=scan.comments())
             if fast is not None:
                 return fast
-            raw = box.pop()
-        text = _decode(raw)
-        del raw
-        return _parse_careful(text, str(path), max_procs, lenient, walltime_fallback, name, cleaning)
+            del box
+        encoding = "utf-8" if scan.utf8 else "latin-1"
+        del scan
+        blocks = inputs.line_blocks(inputs.text_chunks(f, path), path, limits.MAX_LINE_BYTES)
+        return _parse_careful(_decoded_lines(blocks, encoding), source, max_procs, lenient, walltime_fallback,
+                              name, cleaning)
+
+
+def _cache_key(f: BinaryIO, path: Path) -> str:
+    """The parse cache's name for the open file's stored bytes, hashed a chunk at a time."""
+    digest = parsecache.hasher()
+    for chunk in inputs.stored_chunks(f, path):
+        digest.update(chunk)
+    f.seek(0)
+    return parsecache.key_of_digest(digest)
+
+
+class _Scan:
+    """What one pass over a file's lines gathers for the fast path: its job lines, comment lines and size.
+
+    Blank lines are dropped, comment lines kept (as bytes, decoded once the
+    file's encoding is known) and job lines joined a chunk at a time, so
+    that memory follows the job lines; the bounds of
+    :mod:`bftune.workloads.limits` on comments and job lines are checked as
+    the lines come, by :class:`_Bounds`.
+    """
+
+    def __init__(self, source: str) -> None:
+        self.jobs: list[bytes] = []
+        self.comment_bytes: list[bytes] = []
+        self.chars = 0
+        self.utf8 = True
+        self.bounds = _Bounds(source)
+
+    def comments(self) -> list[str]:
+        """The comment lines, decoded as the careful path decodes the file: UTF-8 if the whole file is, else
+        latin-1 (which never fails and keeps every byte: some archive headers hold stray bytes)."""
+        encoding = "utf-8" if self.utf8 else "latin-1"
+        return [line.decode(encoding).rstrip() for line in self.comment_bytes]
+
+
+def _scan(blocks: Iterator[tuple[int, list[bytes]]], source: str) -> _Scan:
+    scan = _Scan(source)
+    for first, block in blocks:
+        scan.chars += sum(map(len, block)) + len(block)
+        jobs = []
+        for lineno, line in enumerate(block, start=first):
+            stripped = line.lstrip()
+            if not stripped:
+                continue
+            if stripped[:1] == b";":
+                scan.bounds.comment(len(line), lineno)
+                scan.comment_bytes.append(line)
+            else:
+                jobs.append(line)
+        if jobs:
+            lineno = first + len(block) - 1
+            if scan.bounds.jobs + len(jobs) > limits.MAX_JOBS:  # name the first job line over the limit
+                numbers = [n for n, line in enumerate(block, first) if line.strip() and line.lstrip()[:1] != b";"]
+                lineno = numbers[limits.MAX_JOBS - scan.bounds.jobs]
+            scan.bounds.job_lines(len(jobs), lineno)
+            jobs.append(b"")
+            scan.jobs.append(b"\n".join(jobs))
+        if scan.utf8 and not all(map(bytes.isascii, block)):
+            scan.utf8 = is_utf8(b"\n".join(block))
+    return scan
+
+
+class _Bounds:
+    """The limits on what a file's lines make the reader keep: comment bytes and job lines (``limits``)."""
+
+    def __init__(self, source: str) -> None:
+        self.source = source
+        self.header = 0
+        self.jobs = 0
+
+    def comment(self, size: int, lineno: int) -> None:
+        self.header += size
+        if self.header > limits.MAX_HEADER_BYTES:
+            raise WorkloadError(f"{self.source}:{lineno}: more than {limits.MAX_HEADER_BYTES // 2**20} MiB of "
+                                "comment lines; not an SWF header (the archive's largest is 2.2 kB)")
+
+    def job_lines(self, count: int, lineno: int) -> None:
+        self.jobs += count
+        if self.jobs > limits.MAX_JOBS:
+            raise WorkloadError(f"{self.source}:{lineno}: more than {limits.MAX_JOBS:,} job lines: more than "
+                                "bftune accepts (about 2 KB of memory per job)")
+
+
+def _decoded_lines(blocks: Iterator[tuple[int, list[bytes]]], encoding: str) -> Iterator[tuple[int, str]]:
+    """The numbered lines of ``blocks``, decoded and numbered as ``enumerate(text.splitlines(), 1)`` of the
+    whole decoded file would give them (str.splitlines also breaks at \\r, \\v, \\f, \\x1c-\\x1e, \\x85...)."""
+    extra = 0  # lines that str.splitlines sees inside the \n-lines so far
+    for first, block in blocks:
+        for i, piece in enumerate(block):
+            parts = (piece.decode(encoding) + "\n").splitlines()  # "\x1c\n" is two breaks, "\r\n" one
+            lineno = first + i + extra
+            if len(parts) <= 1:
+                yield lineno, parts[0] if parts else ""
+                continue
+            for k, part in enumerate(parts):
+                yield lineno + k, part
+            extra += len(parts) - 1
 
 
 def parse_swf(
@@ -179,32 +287,37 @@ def parse_swf(
         fast = _parse_fast([data], source, max_procs, walltime_fallback, name, cleaning) if data else None
         if fast is not None:
             return fast
-    return _parse_careful(text, source, max_procs, lenient, walltime_fallback, name, cleaning)
+    return _parse_careful(enumerate(text.splitlines(), start=1), source, max_procs, lenient, walltime_fallback, name, cleaning)
 
 
-def _parse_careful(text: str, source: str, max_procs: int | None, lenient: bool,
+def _parse_careful(lines: Iterable[tuple[int, str]], source: str, max_procs: int | None, lenient: bool,
                    walltime_fallback: WalltimeFallback, name: str, cleaning: str = "spec") -> Trace:
-    """The line-by-line path: any input, errors name ``file:line``."""
+    """The line-by-line path over numbered lines: any input, errors name ``file:line``; comments and job lines
+    bounded (:class:`_Bounds`)."""
     header_lines: list[str] = []
     header: dict[str, str] = {}
     rows: list[list[int | float]] = []
     malformed = 0
-    for lineno, line in enumerate(text.splitlines(), start=1):
+    bounds = _Bounds(source)
+    low, high = -limits.MAX_TIME, limits.MAX_TIME
+    for lineno, line in lines:
         parts = line.split()
         if not parts:
             continue
         if parts[0][0] == ";":
+            bounds.comment(len(line), lineno)
             header_lines.append(line.rstrip())
-            _add_header_line(header, line)
+            add_header_line(header, line)
             continue
+        bounds.job_lines(1, lineno)
         if len(parts) == N_FIELDS:
             try:
                 row: list[int | float] = list(map(int, parts))
-                if row[0] >= 0:
+                if row[0] >= 0 and low <= row[1] <= high and low <= row[3] <= high and low <= row[8] <= high:
                     rows.append(row)
                     continue
             except ValueError:
-                pass  # not all plain integers (or a negative id): take the careful path below
+                pass  # not all plain integers (or a negative id, a time out of range): the careful path below
         try:
             rows.append(_parse_fields(parts))
         except _FieldError as exc:
@@ -212,7 +325,7 @@ def _parse_careful(text: str, source: str, max_procs: int | None, lenient: bool,
                 raise WorkloadError(f"{source}:{lineno}: {exc}") from None
             malformed += 1
 
-    m = _machine_size(header, max_procs, source)
+    m = machine_size(header, max_procs, source)
     jobs, counts = clean_rows(rows, m, walltime_fallback=walltime_fallback, cleaning=cleaning)
     counts["malformed_line"] = malformed
     return _make_trace(jobs, len(rows), counts, m, header, header_lines, source, name)
@@ -238,7 +351,7 @@ def _make_trace(jobs: list[JobRecord], n_lines: int, counts: dict[str, int], m: 
         max_procs=m,
         name=name,
         header=header,
-        unix_start_time=_header_int(header, "UnixStartTime"),
+        unix_start_time=start_time(header, source),
         timezone=header.get("TimeZoneString"),
         cleaning=cleaning,
         source=source,
@@ -249,13 +362,13 @@ def _make_trace(jobs: list[JobRecord], n_lines: int, counts: dict[str, int], m: 
 #: Below this size the line-by-line path is as fast as the vectorised one.
 FAST_PATH_MIN_CHARS = 1_000_000
 
-_COMMENT_RE = re.compile(rb"^[ \t]*;.*$", re.MULTILINE)
 #: Beyond this magnitude a float64 no longer holds every integer: such a file takes the careful path.
 _EXACT_FLOAT_LIMIT = 2.0**53
 
 
 def _parse_fast(box: list[bytes], source: str, max_procs: int | None, walltime_fallback: WalltimeFallback,
-                name: str, cleaning: str = "spec", cache_key: str | None = None) -> Trace | None:
+                name: str, cleaning: str = "spec", cache_key: str | None = None,
+                header_lines: list[str] | None = None) -> Trace | None:
     """Vectorised parse of a well-formed file's bytes, then the cleaning; None sends the caller to the careful path.
 
     ``box`` holds the bytes (and nothing else should): once they are parsed
@@ -264,10 +377,13 @@ def _parse_fast(box: list[bytes], source: str, max_procs: int | None, walltime_f
     ``box`` for the careful path.  numpy's C parser reads the 18 columns
     from the bytes (a text ``StringIO`` would hold 4 bytes per character) and
     refuses ragged or non-numeric lines.  Anything unusual (a parse error, a
-    non-finite or fractional count field) falls back to the line-by-line path,
-    which names the offending file:line.  The fields the cleanings read are
-    kept in the parse cache under ``cache_key`` (:mod:`bftune.workloads.parsecache`),
-    as the compact arrays the cleaning then reads.
+    non-finite or fractional count field, a time out of range) falls back to
+    the line-by-line path, which names the offending file:line.  The fields
+    the cleanings read are kept in the parse cache under ``cache_key``
+    (:mod:`bftune.workloads.parsecache`), as the compact arrays the cleaning
+    then reads.  ``header_lines`` are the file's comment lines when the
+    caller has them (a streamed file's job lines come without them);
+    otherwise they are found in the bytes.
     """
     import numpy as np  # only a cold read parses: a warm one never imports numpy
 
@@ -280,7 +396,8 @@ def _parse_fast(box: list[bytes], source: str, max_procs: int | None, walltime_f
         return None
     if not _well_formed(a):
         return None
-    header_lines = _comment_lines(data)
+    if header_lines is None:
+        header_lines = comment_lines(data)
     del data
     box.clear()  # well-formed: the bytes are no longer needed
     columns = _table_columns(a)
@@ -293,9 +410,10 @@ def _parse_fast(box: list[bytes], source: str, max_procs: int | None, walltime_f
 def _well_formed(a) -> bool:
     """Whether numpy's table of a file holds SWF records exactly as the careful path would parse them.
 
-    Finite, integral where SPEC wants counts, a job id >= 0, and every field
+    Finite, integral where SPEC wants counts, a job id >= 0, every field
     the cleanings read within float64's exact integers (a larger integer is
-    parsed exactly only by the careful path).
+    parsed exactly only by the careful path) and the times within
+    ``limits.MAX_TIME``.
     """
     import numpy as np
 
@@ -307,6 +425,8 @@ def _well_formed(a) -> bool:
             return False  # the careful path names the line
         if field in CLEANED_FIELDS and not (np.abs(values) < _EXACT_FLOAT_LIMIT).all():
             return False
+        if field in TIME_FIELDS and not (np.abs(values) <= limits.MAX_TIME).all():
+            return False  # the careful path names the line
     return True
 
 
@@ -337,6 +457,10 @@ def _cached_columns(key: str) -> tuple[list[array], list[str]] | None:
     columns = [stored[field] for field in CLEANED_FIELDS if field in stored]
     if len(columns) != len(CLEANED_FIELDS):  # an entry that lacks a field the cleanings read
         return None
+    for field in TIME_FIELDS:  # an entry stored before times were bounded: the parse names the line
+        column = columns[CLEANED_FIELDS.index(field)]
+        if column and not -limits.MAX_TIME <= min(column) <= max(column) <= limits.MAX_TIME:
+            return None
     return columns, header_lines
 
 
@@ -345,8 +469,8 @@ def _trace_from_columns(columns: list[array], header_lines: list[str], source: s
     """The cleaned Trace of a well-formed file's :data:`CLEANED_FIELDS` (a cache hit or the fast path)."""
     header: dict[str, str] = {}
     for line in header_lines:
-        _add_header_line(header, line)
-    m = _machine_size(header, max_procs, source)
+        add_header_line(header, line)
+    m = machine_size(header, max_procs, source)
     fields = FieldColumns(*map(_careful_column, columns))  # type: ignore[arg-type]  # (12 columns, in order)
     jobs, counts = clean_columns(fields, m, walltime_fallback, cleaning)
     return _make_trace(jobs, len(fields.id), counts, m, header, header_lines, source, name)
@@ -356,28 +480,6 @@ def _careful_column(column: array) -> Sequence[int | float]:
     """A stored column with the values the careful path parses: an int64 array as it is (its items are
     ints), a float64 one (fractional times) as a list holding int where a value is integral."""
     return column if column.typecode == "q" else careful_numbers(column)
-
-
-def _comment_lines(data: bytes) -> list[str]:
-    """The ``;`` lines of an SWF file's bytes, decoded as :func:`_decode` decodes the whole file.
-
-    Only the part up to the last ``;`` is scanned (the archive's comments
-    are a header): a regular expression over 30 MB of job lines is slow.
-    """
-    last = data.rfind(b";")
-    if last < 0:
-        return []
-    end = data.find(b"\n", last)
-    encoding = "utf-8" if data.isascii() or _is_utf8(data) else "latin-1"
-    return [line.decode(encoding).rstrip() for line in _COMMENT_RE.findall(data, 0, end if end >= 0 else len(data))]
-
-
-def _is_utf8(data: bytes) -> bool:
-    try:
-        data.decode("utf-8")
-    except UnicodeDecodeError:
-        return False
-    return True
 
 
 def trace_name_from_path(path: str | os.PathLike[str]) -> str:
@@ -405,54 +507,28 @@ def _parse_fields(parts: list[str]) -> list[int | float]:
 
 
 def _parse_number(token: str, index: int) -> int | float:
+    where = f"field {index + 1} ({FIELD_NAMES[index]})"
     try:
-        return int(token)
+        number = int(token)
     except ValueError:
         pass
-    where = f"field {index + 1} ({FIELD_NAMES[index]})"
+    else:
+        if index in TIME_FIELDS and not -limits.MAX_TIME <= number <= limits.MAX_TIME:
+            raise _FieldError(f"{where}: {limits.short(token)} is out of range: times are at most 2^32 s (136 years)")
+        return number
     try:
         value = float(token)
     except ValueError:
         raise _FieldError(f"{where}: {token!r} is not a number") from None
     if not math.isfinite(value):
         raise _FieldError(f"{where}: {token!r} is not a finite number")
+    if index in TIME_FIELDS and not -limits.MAX_TIME <= value <= limits.MAX_TIME:
+        raise _FieldError(f"{where}: {limits.short(token)} is out of range: times are at most 2^32 s (136 years)")
     if value.is_integer():
         return int(value)
     if index in INTEGRAL_FIELDS:
         raise _FieldError(f"{where}: {token!r} must be an integer")
     return value
-
-
-def _add_header_line(header: dict[str, str], line: str) -> None:
-    match = HEADER_RE.match(line.strip())
-    if match is None:
-        return
-    key, value = match.group(1), match.group(2) or ""
-    if key in header:
-        header[key] = f"{header[key]}\n{value}"
-    else:
-        header[key] = value
-
-
-def _header_int(header: dict[str, str], key: str) -> int | None:
-    value = header.get(key)
-    if value is None:
-        return None
-    match = _LEADING_INT_RE.match(value.split("\n", 1)[0])
-    return int(match.group(1)) if match else None
-
-
-def _machine_size(header: dict[str, str], max_procs: int | None, source: str) -> int:
-    if max_procs is not None:
-        return limits.procs(max_procs, f"{source}: max_procs")
-    for key in ("MaxProcs", "MaxNodes"):
-        value = _header_int(header, key)
-        if value is not None and value > 0:
-            return limits.procs(value, f"{source}: header {key}")
-    raise WorkloadError(
-        f"{source}: the header has no usable MaxProcs or MaxNodes; "
-        "give the machine size explicitly (--procs / max_procs=)"
-    )
 
 
 def _check_unique_ids(jobs: list[JobRecord], source: str) -> None:
@@ -461,12 +537,3 @@ def _check_unique_ids(jobs: list[JobRecord], source: str) -> None:
         seen: set[int] = set()
         dup = next(i for i in ids if i in seen or seen.add(i))  # type: ignore[func-returns-value]
         raise WorkloadError(f"{source}: job id {dup} appears more than once")
-
-
-def _decode(raw: bytes) -> str:
-    # The archive is ASCII, but some headers (Curie's partition names) hold
-    # stray bytes; latin-1 never fails and round-trips bytes exactly.
-    try:
-        return raw.decode("utf-8")
-    except UnicodeDecodeError:
-        return raw.decode("latin-1")

@@ -14,7 +14,7 @@ from typing import Iterable
 
 from bftune.files import atomic_write_bytes
 from bftune.workloads.model import Trace
-from bftune.workloads.swf import HEADER_RE
+from bftune.workloads.swf_header import HEADER_RE
 
 
 
@@ -38,14 +38,7 @@ def write_swf(
     think time) are -1.  Reading the file back gives the same jobs.
     """
     path = Path(path)
-    lines = _header_for_writing(trace, list(notes))
-    for job in trace.jobs:
-        lines.append(
-            f"{job.id} {_fmt(job.submit)} -1 {_fmt(job.runtime)} {job.procs} -1 -1 {job.procs} "
-            f"{_fmt(job.walltime)} -1 {job.status} {job.user} {job.group} {job.executable} "
-            f"{job.queue} {job.partition} -1 -1"
-        )
-    data = ("\n".join(lines) + "\n").encode("utf-8")
+    data = swf_text(trace, notes=notes).encode("utf-8")
     if path.name.endswith(".gz"):
         buf = io.BytesIO()
         # mtime=0 and no file name: the same trace always gives the same bytes.
@@ -53,6 +46,18 @@ def write_swf(
             gz.write(data)
         data = buf.getvalue()
     return atomic_write_bytes(path, data)
+
+
+def swf_text(trace: Trace, *, notes: Iterable[str] = ()) -> str:
+    """The SWF file :func:`write_swf` writes, as text."""
+    lines = _header_for_writing(trace, list(notes))
+    for job in trace.jobs:
+        lines.append(
+            f"{job.id} {_fmt(job.submit)} -1 {_fmt(job.runtime)} {job.procs} -1 -1 {job.procs} "
+            f"{_fmt(job.walltime)} -1 {job.status} {job.user} {job.group} {job.executable} "
+            f"{job.queue} {job.partition} -1 -1"
+        )
+    return "\n".join(lines) + "\n"
 
 
 def _header_for_writing(trace: Trace, notes: list[str]) -> list[str]:

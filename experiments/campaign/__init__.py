@@ -4,7 +4,7 @@
 independent runs (:class:`~.specs.RunSpec`), executes them on local cores
 (default) or on a Dask cluster (``--dask ADDRESS``), stores every finished
 run at once, and finally writes tidy CSV tables and a report (``report.md``
-+ PNG plots, :mod:`bftune.experiments.report`).  ``experiments/CAMPAIGNS.md``
++ PNG plots, :mod:`bftune.experiments.report`).  ``docs/guides/campaigns.md``
 is the user's guide; the kinds' modules document what each kind runs and
 stores.
 

@@ -25,7 +25,7 @@ def add_campaign_parser(subparsers) -> argparse.ArgumentParser:
     [--report-only]``."""
     p = subparsers.add_parser(
         "campaign", help="run a campaign of simulations from a TOML config (offline tuning, online selection, "
-                         "classification...: the kinds of experiments/CAMPAIGNS.md)",
+                         "classification...: the kinds of docs/guides/campaigns.md)",
         description="Run every simulation of a campaign config, in parallel, storing each run as it finishes; "
                     "an interrupted campaign resumes where it stopped. Shipped configs: "
                     f"{CONFIG_DIR}. Relative trace paths in configs are relative to the repository root; "

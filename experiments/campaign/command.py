@@ -11,11 +11,8 @@ resumes.
 from __future__ import annotations
 
 import argparse
-import signal
 import sys
-from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
 
 from bftune.experiments.campaign.config import load_config
 from bftune.experiments.campaign.runner import format_failures, run_campaign
@@ -24,8 +21,6 @@ from bftune.experiments.campaign.specs import CampaignError
 from bftune.experiments.campaign.store import DirectoryLock, load_meta, publish
 from bftune.workloads.archive import Archive, data_dir
 from bftune.workloads.errors import WorkloadError
-
-EXIT_SIGTERM = 128 + signal.SIGTERM
 
 
 def data_option(value: str | None) -> Archive | None:
@@ -36,24 +31,6 @@ def data_option(value: str | None) -> Archive | None:
         return data_dir(value)
     except WorkloadError as exc:
         raise CampaignError(str(exc)) from None
-
-
-class Terminated(KeyboardInterrupt):
-    """SIGTERM, raised where SIGINT would raise KeyboardInterrupt, so that both stop a campaign the same way."""
-
-
-@contextmanager
-def sigterm_interrupts() -> Iterator[None]:
-    """Within the block, SIGTERM raises :class:`Terminated` in the main thread (the previous handler after)."""
-
-    def handler(signum, frame):
-        raise Terminated()
-
-    previous = signal.signal(signal.SIGTERM, handler)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)
 
 
 def report_only(target: str | None) -> Path:
@@ -72,32 +49,30 @@ def report_only(target: str | None) -> Path:
 
 
 def main(args: argparse.Namespace) -> int:
+    # SIGTERM and SIGHUP stop a campaign as Ctrl-C does (``bftune.experiments.interrupts``, around every command):
+    # the runner stops its workers and says how many runs are stored, and the command line reports the signal.
     try:
-        with sigterm_interrupts():
-            if args.report_only:
-                if args.shard is not None:
-                    raise CampaignError("--shard: runs part of a campaign, --report-only runs none; give one of them")
-                target = args.out
-                if target is None and args.config and Path(args.config).is_dir():
-                    target = args.config
-                print(f"wrote {report_only(target)}")
-                return 0
-            if not args.config:
-                raise CampaignError("give a campaign config: bftune campaign CONFIG --out DIR")
-            if args.out is None:
-                raise CampaignError("give the output directory: --out DIR")
-            shard = Shard.parse(args.shard) if args.shard is not None else None
-            campaign = load_config(args.config, data_option(args.data))
-            outcome = run_campaign(campaign, args.out, workers=args.workers, dask=args.dask,
-                                   progress=not args.no_progress,
-                                   specs=shard.select(campaign.specs) if shard else None,
-                                   scope=shard.describe() if shard else "")
+        if args.report_only:
+            if args.shard is not None:
+                raise CampaignError("--shard: runs part of a campaign, --report-only runs none; give one of them")
+            target = args.out
+            if target is None and args.config and Path(args.config).is_dir():
+                target = args.config
+            print(f"wrote {report_only(target)}")
+            return 0
+        if not args.config:
+            raise CampaignError("give a campaign config: bftune campaign CONFIG --out DIR")
+        if args.out is None:
+            raise CampaignError("give the output directory: --out DIR")
+        shard = Shard.parse(args.shard) if args.shard is not None else None
+        campaign = load_config(args.config, data_option(args.data))
+        outcome = run_campaign(campaign, args.out, workers=args.workers, dask=args.dask,
+                               progress=not args.no_progress,
+                               specs=shard.select(campaign.specs) if shard else None,
+                               scope=shard.describe() if shard else "")
     except CampaignError as exc:
         print(f"bftune: error: {exc}", file=sys.stderr)
         return 2
-    except Terminated:
-        print("bftune: terminated", file=sys.stderr)
-        return EXIT_SIGTERM
     part = f" ({shard.describe()} of {len(campaign.specs)})" if shard else ""
     print(f"campaign {campaign.name}: {outcome.done} runs done, {outcome.reused} reused, "
           f"{len(outcome.failures)} failed, of {outcome.total}{part}, in {outcome.wall_s:.1f} s on {outcome.executor}")

@@ -8,33 +8,33 @@ section and the key (:class:`Section`).
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import tomllib
 from pathlib import Path
 
+from bftune import inputs
 from bftune.experiments.campaign.kinds import KINDS, get_kind
 from bftune.experiments.campaign.limits import MAX_RUNS, MAX_SEED
 from bftune.experiments.campaign.section import Section
 from bftune.experiments.campaign.specs import Campaign, CampaignError
-from bftune.experiments.campaign.workloads import cleaning_key, resolve_archive, workload_section
+from bftune.experiments.campaign.workloads import cleaning_key, resolve_archive, timezone_key, workload_section
 from bftune.workloads.archive import Archive
+from bftune.workloads.limits import MAX_SMALL_FILE_BYTES
 
-WORKLOAD_KEYS = ("trace", "procs", "walltime_from_runtime", "lenient", "cleaning")
+WORKLOAD_KEYS = ("trace", "procs", "walltime_from_runtime", "lenient", "cleaning", "timezone")
 
 
 def load_config(path: str | os.PathLike[str], archive: Archive | None = None) -> Campaign:
     """Read and validate a campaign TOML file into its list of runs (``archive``: where ``archive:NAME`` traces
     are; None: the data-directory setting, :mod:`bftune.workloads.archive`)."""
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise CampaignError(f"{path}: no such campaign config") from None
-    except UnicodeDecodeError as exc:
-        raise CampaignError(f"{path}: not a campaign config: not UTF-8 text (byte {exc.object[exc.start]:#04x} "
-                            f"at offset {exc.start}); give a TOML file") from None
-    except OSError as exc:
-        raise CampaignError(f"{path}: cannot read it ({exc.strerror})") from None
+    if not os.path.lexists(path):
+        raise CampaignError(f"{path}: no such campaign config")
+    try:  # a regular file of at most 1 MiB (not /dev/zero, a FIFO...): bftune.inputs
+        text = inputs.read_small_text(path, MAX_SMALL_FILE_BYTES, "a campaign config")
+    except inputs.InputError as exc:
+        raise CampaignError(f"{exc}; give a TOML file") from None
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
@@ -73,8 +73,11 @@ def campaign_from_dict(data: dict, source: str = "<config>", text: str = "", arc
                                     "traces (each runs on its header's machine size)")
         # cleaning None = not given: the kind decides (a classification preset may set it)
         workload = {"walltime_from_runtime": wl.boolean("walltime_from_runtime", False),
-                    "lenient": wl.boolean("lenient", False), "cleaning": cleaning_key(wl, None)}
+                    "lenient": wl.boolean("lenient", False), "cleaning": cleaning_key(wl, None),
+                    **({"timezone": timezone_key(wl)} if "timezone" in wl.data else {})}
     plan = kind.expand(section, workload, seed, tau)
+    if workload.get("timezone") is not None:  # a Slurm dump's zone: every run reads the trace in it
+        plan.specs = [dataclasses.replace(s, timezone=workload["timezone"], run_id="") for s in plan.specs]
     if len(plan.specs) > MAX_RUNS:
         raise CampaignError(f"{source}: [{kind.name}]: {len(plan.specs):,} runs: at most {MAX_RUNS:,} in one "
                             "campaign (split it into several)")

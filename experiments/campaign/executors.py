@@ -222,8 +222,41 @@ def open_backend(workers: int | None = None, dask=None) -> Backend:
     return Backend(pool, workers, pool.description)
 
 
+#: The address schemes of Dask's communication backends (``distributed.comm.registry``).
+DASK_SCHEMES = ("tcp", "tls", "inproc", "ucx", "ws", "wss")
+
+
+def dask_address(text: str, what: str = "--dask") -> str:
+    """A Dask scheduler's address, checked before any work (without importing Dask): ``[SCHEME://]HOST:PORT``.
+
+    The one parser of ``--dask`` for ``campaign``, ``learn-index`` and ``reproduce``: ``notanaddress``,
+    ``''`` and ``foo://x`` are one line (:class:`CampaignError`) here rather than a traceback from Dask's
+    connection code.  The scheme defaults to ``tcp``, as Dask's does.
+    """
+    address = text.strip()
+    example = "give the scheduler's address, e.g. tcp://host:8786"
+    if not address:
+        raise CampaignError(f"{what}: empty address; {example}")
+    scheme, sep, rest = address.partition("://")
+    if not sep:
+        scheme, rest = "tcp", address
+    if scheme not in DASK_SCHEMES:
+        raise CampaignError(f"{what} {text}: unknown scheme {scheme!r} (Dask knows {', '.join(DASK_SCHEMES)}); "
+                            f"{example}")
+    if scheme == "inproc":
+        if not rest:
+            raise CampaignError(f"{what} {text}: no address after inproc://; {example}")
+        return address
+    host, colon, port = rest.rpartition(":")
+    if not colon or not host or not port.isdigit() or not 1 <= int(port) <= 65535:
+        raise CampaignError(f"{what} {text}: not HOST:PORT with a port in 1..65535; {example}")
+    return address
+
+
 def dask_backend(address) -> Backend:
     """The executor of a Dask cluster (``Client.get_executor``); runs are all submitted at once."""
+    if isinstance(address, str):
+        address = dask_address(address)
     try:
         from distributed import Client  # optional dependency: bftune[dask]
     except ImportError:  # pragma: no cover - dask is in the dev group
@@ -233,7 +266,7 @@ def dask_backend(address) -> Backend:
     else:
         try:
             client, own = Client(address, timeout="20s"), True
-        except OSError as exc:
+        except (OSError, ValueError) as exc:  # ValueError: an address Dask's own parser refuses
             raise CampaignError(f"--dask {address}: cannot connect to the scheduler ({exc})") from None
     workers = client.scheduler_info().get("workers", {})
     # pure=False: a fresh key per submission, so a long-lived cluster never hands back an older attempt

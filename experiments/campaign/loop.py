@@ -10,6 +10,11 @@ arrives, and on an interrupt (SIGINT, or SIGTERM through the CLI) stops the
 workers at once, says how many items are stored and how to resume, and
 re-raises.  Locking the directory stays with the caller, whose lock also
 covers what it writes before and after the loop.
+
+A caller that runs in stages (``bftune tune``: each stage's items depend on
+the last's results) opens one :class:`Session` and hands it to every
+:func:`run_work`: its workers and its progress line last the whole command
+instead of one call.
 """
 
 from __future__ import annotations
@@ -19,7 +24,7 @@ import time
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, TextIO
 
-from bftune.experiments.campaign.executors import completed, open_backend
+from bftune.experiments.campaign.executors import Backend, completed, open_backend
 from bftune.experiments.progress import Progress
 
 
@@ -50,17 +55,45 @@ class Ran:
     failed: int
 
 
+class Session:
+    """A backend and a progress line kept across several :func:`run_work` calls (opened at the first)."""
+
+    def __init__(self, workers: int | None, dask, bar: Progress) -> None:
+        self.workers, self.dask, self.bar = workers, dask, bar
+        self.backend: Backend | None = None
+
+    def open(self) -> Backend:
+        if self.backend is None:
+            self.backend = open_backend(self.workers, self.dask)
+        return self.backend
+
+    def close(self, finished: bool) -> None:
+        """Stop the workers (at once unless ``finished``) and end the progress line."""
+        self.bar.close()
+        if self.backend is not None:
+            self.backend.executor.shutdown(wait=finished)
+            self.backend.close()
+            self.backend = None
+
+
 def run_work(work: Work, *, workers: int | None = None, dask=None, progress: bool = True,
-             stream: TextIO | None = None) -> Ran:
-    """Run ``work.items`` on a backend, storing each record as it finishes (see the module docstring)."""
+             stream: TextIO | None = None, session: Session | None = None) -> Ran:
+    """Run ``work.items`` on a backend, storing each record as it finishes (see the module docstring).
+
+    With a ``session``, its backend and progress line serve (and stay open; the caller closes the session), and
+    ``work.store`` draws the line.
+    """
     stream = stream if stream is not None else sys.stderr
     t0 = time.monotonic()
-    backend = open_backend(workers if work.count else 1, dask if work.count else None)
+    if session is not None:
+        backend, bar = session.open(), session.bar
+    else:
+        backend = open_backend(workers if work.count else 1, dask if work.count else None)
+        if progress:
+            stream.write(work.header(backend.description) + "\n")
+        bar = Progress(work.total, work.total - work.count, stream, enabled=progress, label=work.label)
+        bar.draw(force=True)
     ran = Ran(executor=backend.description, wall_s=0.0, done=0, failed=0)
-    if progress:
-        stream.write(work.header(backend.description) + "\n")
-    bar = Progress(work.total, work.total - work.count, stream, enabled=progress, label=work.label)
-    bar.draw(force=True)
     finished = False
     try:
         for item, result in completed(backend.executor, work.fn, work.items, backend.capacity):
@@ -69,18 +102,25 @@ def run_work(work: Work, *, workers: int | None = None, dask=None, progress: boo
             ok = work.store(result)
             ran.done += ok
             ran.failed += not ok
+            if session is not None:
+                continue  # the caller's store draws the session's line (its items may count several units)
             if work.detail is not None:
                 bar.detail = work.detail(ran.done, time.monotonic() - t0)
             bar.update(ok)
         finished = True
     except KeyboardInterrupt:
+        if session is not None:  # its owner says what is stored, over all its calls
+            session.close(False)
+            raise
         bar.close()
         stream.write(f"interrupted: {work.total - work.count + ran.done} of {work.total} {work.noun} are stored in "
                      f"{work.stored_in}; run the same command again to resume\n")
         raise
     finally:
-        backend.executor.shutdown(wait=finished)  # not finished: stop the workers now
-        backend.close()
-    bar.close()
+        if session is None:
+            backend.executor.shutdown(wait=finished)  # not finished: stop the workers now
+            backend.close()
+    if session is None:
+        bar.close()
     ran.wall_s = time.monotonic() - t0
     return ran

@@ -22,7 +22,8 @@ from bftune.experiments.campaign.kinds.kind import SHARED_REPLAYS
 from bftune.experiments.campaign.loop import Work, run_work
 from bftune.experiments.campaign.specs import Campaign, CampaignError, RunSpec
 from bftune.experiments.campaign.store import (DirectoryLock, load_meta, open_out_dir, publish, remove_leftovers,
-                                               store_result, stored_run_ids, write_meta)
+                                               remove_outputs, store_result, stored_run_ids, write_meta)
+from bftune.experiments.campaign.workloads import check_sources
 from bftune.experiments.campaign.worker import execute_run, lost_run, spec_of
 
 
@@ -59,11 +60,12 @@ def run_campaign(campaign: Campaign, out_dir: str | os.PathLike[str], *, workers
     out = open_out_dir(out_dir)
     with DirectoryLock(out):
         remove_leftovers(out)
-        _note_previous(out, campaign, stream)
-        write_meta(out, campaign)
         specs = list(campaign.specs if specs is None else specs)
         stored = stored_run_ids(out)
         todo = [s for s in specs if s.run_id not in stored]
+        check_sources(todo)  # a bad trace: one line now, not a failure of every run
+        _note_previous(out, campaign, stream)
+        write_meta(out, campaign)
         outcome = Outcome(total=len(specs), reused=len(specs) - len(todo), done=0, failures=[], out_dir=out,
                           wall_s=0.0, executor="")
         # A scheduler that takes every run at once (Dask) leaves nothing to share: runs would only wait.
@@ -179,6 +181,8 @@ def _note_previous(out: Path, campaign: Campaign, stream: TextIO) -> None:
     if (previous.get("name"), previous.get("kind")) != (campaign.name, campaign.kind):
         stream.write(f"note: {out} held campaign {previous.get('name')!r} ({previous.get('kind')}); its stored "
                      f"runs stay in runs/ but the tables will cover {campaign.name!r} only\n")
+    if previous.get("kind") not in (None, campaign.kind):  # none of its tables may stay beside the new kind's
+        remove_outputs(out, previous.get("kind"))
 
 
 def format_failures(failures: list[dict]) -> str:

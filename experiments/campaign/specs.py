@@ -59,6 +59,10 @@ class RunSpec:
     walltime_from_runtime: bool = False
     lenient: bool = False
     cleaning: str = "spec"  # which SWF records become jobs (bftune.workloads.swf.CLEANINGS)
+    timezone: str | None = None  # the zone of a Slurm dump's local times ([workload] timezone)
+    #: What the run stores beyond its summary and its kind's tables (e.g. "job_table": one row per job,
+    #: :mod:`bftune.experiments.campaign.kinds.jobtables`); part of the identity when not empty.
+    outputs: list[str] = field(default_factory=list)
     run_id: str = ""
 
     def __post_init__(self) -> None:
@@ -73,6 +77,10 @@ class RunSpec:
                     "options": self.options, "tau": self.tau}
         if self.cleaning != "spec":  # absent for SPEC's cleaning: the run ids stored before it existed hold
             identity["cleaning"] = self.cleaning
+        if self.timezone is not None:  # likewise: only Slurm dumps have one
+            identity["timezone"] = self.timezone
+        if self.outputs:  # absent when none (as cleaning): a run that stores more is another run
+            identity["outputs"] = sorted(self.outputs)
         return identity
 
     def compute_id(self) -> str:

@@ -27,6 +27,7 @@ import fcntl
 import hashlib
 import json
 import os
+import shutil
 import socket
 from pathlib import Path
 from typing import TextIO
@@ -178,7 +179,8 @@ def consolidate(out_dir: str | os.PathLike[str]) -> dict[str, Path]:
                      **rec["summary"]})
         for table in kind.tables:
             key = {"run_id": sd["run_id"], **{k: sd["labels"].get(k) for k in table.key}}
-            rows[table.name].extend({**key, **row} for row in rec[table.field])
+            # .get: a run stored before its kind had this table contributes no rows (its other tables stand)
+            rows[table.name].extend({**key, **row} for row in rec.get(table.field, ()))
     frames = {"runs": pd.DataFrame(runs) if runs else pd.DataFrame(columns=["run_id", *labels])}
     for table in kind.tables:
         df = pd.DataFrame(rows[table.name], columns=list(table.columns))
@@ -190,6 +192,22 @@ def consolidate(out_dir: str | os.PathLike[str]) -> dict[str, Path]:
     for name, df in frames.items():
         written[name] = atomic_write_text(out / f"{name}.csv", df.to_csv(index=False))
     return written
+
+
+def remove_outputs(out: Path, kind_name: object) -> None:
+    """Remove what :func:`publish` wrote for a campaign of kind ``kind_name`` (tables, report, plots, manifest).
+
+    For a directory reused by a campaign of another kind: its tables and report described the old
+    campaign, and those the new kind does not write would stay beside the new ones.  Stored runs stay.
+    """
+    try:
+        kind = get_kind(str(kind_name))
+    except CampaignError:  # an unknown kind (a damaged campaign.json): its files cannot be named
+        return
+    names = ["runs.csv", *(f"{t.name}.csv" for t in kind.tables), "report.md", *kind.report_files, MANIFEST]
+    for name in names:
+        (out / name).unlink(missing_ok=True)
+    shutil.rmtree(out / "plots", ignore_errors=True)
 
 
 def _sha256(path: Path) -> str:

@@ -17,16 +17,18 @@ from __future__ import annotations
 
 from functools import lru_cache
 from pathlib import Path
+from typing import Iterable
 
 from bftune.experiments.campaign.limits import MAX_PROCS, MAX_SYNTHETIC_JOBS, PROCS_WHY
 from bftune.experiments.campaign.paths import REPO_ROOT
 from bftune.experiments.campaign.section import Section
-from bftune.experiments.campaign.specs import RunSpec
+from bftune.experiments.campaign.specs import CampaignError, RunSpec
 from bftune.workloads.archive import PREFIX, Archive, data_dir
 from bftune.workloads.errors import WorkloadError
 from bftune.workloads.model import Trace
 from bftune.workloads.resample import resample, split_halves
 from bftune.workloads.read import read_workload
+from bftune.workloads.slurm import check_timezone, is_slurm_dump
 from bftune.workloads.swf import CLEANINGS
 from bftune.workloads.synthetic import generate
 
@@ -75,6 +77,8 @@ def trace_path(t: Section, key: str, trace: str, procs: int | None = None) -> st
     if not p.is_absolute():
         p = REPO_ROOT / p
     if not p.is_file():
+        if p.exists():  # /dev/zero, a FIFO, a directory: never read
+            raise t.error(key, f"{trace!r}: not a regular file ({p})")
         raise t.error(key, f"{trace!r}: no such file ({p}; relative paths are relative to the "
                            f"repository root {REPO_ROOT})")
     return str(p.resolve())
@@ -101,8 +105,19 @@ def workload_section(t: Section) -> dict:
     path = trace_path(t, "trace", trace, procs)
     if path is None and cleaning != CLEANINGS[0]:
         raise t.error("cleaning", "a synthetic trace has no SWF records to clean: drop cleaning")
+    timezone = timezone_key(t) if "timezone" in t.data else None
+    if timezone is not None and (path is None or not is_slurm_dump(path)):
+        raise t.error("timezone", "only for a Slurm accounting dump (SWF traces carry their own clock)")
     return {"trace": trace, "trace_path": path, "procs": procs, "walltime_from_runtime": wff,
-            "lenient": lenient, "cleaning": cleaning}
+            "lenient": lenient, "cleaning": cleaning, **({"timezone": timezone} if timezone else {})}
+
+
+def timezone_key(t: Section) -> str:
+    """``timezone``: the zone a Slurm dump's local times are in (an IANA name)."""
+    try:
+        return check_timezone(t.string("timezone"))
+    except WorkloadError as exc:
+        raise t.error("timezone", str(exc)) from None
 
 
 def cleaning_key(t: Section, default: str | None) -> str | None:
@@ -115,18 +130,38 @@ def cleaning_key(t: Section, default: str | None) -> str | None:
 
 def source_key(spec: RunSpec) -> tuple:
     """What identifies a run's source trace (the cache key of :func:`base_trace`)."""
-    return (spec.trace, spec.trace_path, spec.procs, spec.walltime_from_runtime, spec.lenient, spec.cleaning)
+    return (spec.trace, spec.trace_path, spec.procs, spec.walltime_from_runtime, spec.lenient, spec.cleaning,
+            spec.timezone)
 
 
 @lru_cache(maxsize=2)
 def base_trace(trace: str, trace_path: str | None, procs: int | None, wff: bool, lenient: bool,
-               cleaning: str = "spec") -> Trace:
+               cleaning: str = "spec", timezone: str | None = None) -> Trace:
     """The source trace, read (and cleaned) or generated once per worker process."""
     if trace.startswith("synthetic:"):
         nums = [int(x) for x in trace.split(":")[1:]]
         return generate(nums[0], nums[1], nums[2] if len(nums) > 2 else 1)
     return read_workload(trace_path or trace, procs=procs, lenient=lenient, walltime_from_runtime=wff,
-                         cleaning=cleaning)
+                         cleaning=cleaning, timezone=timezone)
+
+
+def check_sources(specs: Iterable[RunSpec]) -> None:
+    """Read every trace file that ``specs`` need, once, before any run starts: a malformed, truncated or
+    unreadable trace is one line (:class:`CampaignError`) then, rather than the same failure of every run.
+
+    Read as the workers read them (:func:`base_trace`: SWF, Slurm accounting or Batsim JSON, cleaned), but
+    not kept: the workers are other processes; a trace read once is in the parse cache for them.
+    """
+    seen: set[tuple] = set()
+    for spec in specs:
+        key = source_key(spec)
+        if key in seen or spec.trace_path is None:  # generated (synthetic:..., the index kind's lublin:...)
+            continue
+        seen.add(key)
+        try:
+            base_trace.__wrapped__(*key)
+        except WorkloadError as exc:
+            raise CampaignError(f"{exc} (a trace of the campaign: no run started)") from None
 
 
 @lru_cache(maxsize=2)

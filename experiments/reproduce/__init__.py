@@ -31,6 +31,5 @@ sub-command: loading a study, running its plan, writing the report),
 ``study.py`` (what a study declares, and the helpers its plan uses: the
 ``archive:`` name of a trace, its ``published.toml``), ``markdown.py`` (table
 helpers), ``embedded.py`` (a report made of the campaigns' own reports, for
-studies whose campaign kinds already set the published figures beside ours).
-``study003.py`` is study 003 until it moves into ``studies/s003/``.
+a study that gathers them under its own sections).
 """

@@ -3,18 +3,21 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import importlib.util
 import sys
 import time
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import Iterator
 
-from bftune.experiments.campaign.command import EXIT_SIGTERM, Terminated, data_option, sigterm_interrupts
+from bftune.experiments.campaign.command import data_option
 from bftune.experiments.campaign.config import load_config
 from bftune.experiments.campaign.runner import format_failures, run_campaign
 from bftune.experiments.campaign.shards import Shard
 from bftune.experiments.campaign.specs import CampaignError
+from bftune.experiments.campaign.store import DirectoryLock
 from bftune.experiments.reproduce.study import CampaignPlan, Execution, Study
 from bftune.experiments.studies import STUDIES, Entry
 from bftune.files import atomic_write_text
@@ -124,22 +127,49 @@ def write_report(study: Study, scale: str, out: Path, command: str, archive: Arc
     return atomic_write_text(out / "report.md", "\n".join(head) + study.report(out, scale, archive).rstrip() + "\n")
 
 
+@contextlib.contextmanager
+def reproduction_dir(out: Path, report_only: bool) -> Iterator[None]:
+    """The reproduction's directory, held by this command (``flock``, as a campaign's: ``DirectoryLock``).
+
+    A second ``reproduce`` or a ``--report-only`` on a directory that a
+    running ``reproduce`` holds is refused in one line, not given a report
+    of dashes; ``--report-only`` also wants a directory a reproduction
+    wrote (its ``campaigns/``), and says so of a missing or unrelated one.
+    """
+    if report_only:
+        if not out.is_dir():
+            raise CampaignError(f"{out}: no such reproduction directory; --report-only rebuilds the report of "
+                                "an earlier `bftune reproduce STUDY --out DIR`")
+        if not any((out / "campaigns").glob("*/campaign.json")):
+            raise CampaignError(f"{out}: not a reproduction directory (no campaigns/*/campaign.json); give the "
+                                "--out of an earlier `bftune reproduce`")
+    else:
+        if out.exists() and not out.is_dir():
+            raise CampaignError(f"{out}: not a directory")
+        try:
+            out.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise CampaignError(f"{out}: cannot create it ({exc.strerror or exc})") from None
+    with DirectoryLock(out):
+        yield
+
+
 def main(args: argparse.Namespace) -> int:
     command = "uv run bftune reproduce " + " ".join(sys.argv[2:]) if len(sys.argv) > 2 else \
         f"uv run bftune reproduce {args.study} --scale {args.scale} --out {args.out}"
     out = Path(args.out)
     t0 = time.monotonic()
+    # SIGTERM and SIGHUP stop as Ctrl-C does (around every command): stored runs are kept, the same command resumes.
     try:
-        with sigterm_interrupts():
+        with contextlib.ExitStack() as held:
             study = load_study(args.study)
             for option, value in (("--only", args.only), ("--shard", args.shard)):
                 if value is not None and args.report_only:
                     raise CampaignError(f"{option}: runs campaigns, --report-only runs none; give one of them")
             shard = Shard.parse(args.shard) if args.shard is not None else None
-            archive = archive_of(args.data)
+            archive = archive_of(args.data)  # checked before the directory is made
+            held.enter_context(reproduction_dir(out, args.report_only))  # locked, as a campaign's directory
             if not args.report_only:
-                if out.exists() and not out.is_dir():
-                    raise CampaignError(f"{out}: not a directory")
                 failures, notes = run_study(study, args.scale, out, archive, workers=args.workers, dask=args.dask,
                                             progress=not args.no_progress, only=args.only, shard=shard)
             else:  # the report finds the traces it reads itself (Archive.require)
@@ -148,9 +178,6 @@ def main(args: argparse.Namespace) -> int:
     except CampaignError as exc:
         print(f"bftune: error: {exc}", file=sys.stderr)
         return 2
-    except Terminated:
-        print("bftune: terminated (stored runs kept; the same command resumes)", file=sys.stderr)
-        return EXIT_SIGTERM
     for note in notes:
         print(note)
     print(f"study {study.number} ({args.scale}): report in {path} ({time.monotonic() - t0:.0f} s)")

@@ -1,6 +1,6 @@
-"""Studies whose report is their campaigns' own reports (studies 002 and 003).
+"""Studies whose report is their campaigns' own reports (study 002).
 
-Their campaign kinds (``index``, ``pv-easy``) already set every published
+Their campaign kinds (``index``) already set every published
 figure beside ours, with the gaps explained, in each campaign's
 ``report.md``; a reproduction rebuilds those reports from the stored runs
 (so ``--report-only`` sees every run stored since; the same rebuild as

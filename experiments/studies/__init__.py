@@ -50,8 +50,7 @@ STUDIES: dict[str, Entry] = {
     "000": Entry("s000", "Tuning EASY-Backfilling queues (offline EASY-Pr-Pb tuning with a threshold)"),
     "001": Entry("s001", "Online tuning of EASY-Backfilling using queue reordering policies"),
     "002": Entry("s002", "On limits of machine learning techniques in the learning of scheduling policies"),
-    "003": Entry("s003", "PV-EASY: shadow-load preemption and venture backfilling",
-                 module="bftune.experiments.reproduce.study003"),
+    "003": Entry("s003", "PV-EASY: shadow-load preemption and venture backfilling"),
     "004": Entry("s004", "Improving batch schedulers using online job runtime classification"),
 }
 SCALES = ("quick", "paper")

@@ -84,7 +84,8 @@ def check_settings(s: Settings) -> None:
     if not s.tau > 0:
         raise CollectionError(f"--tau: expected a positive number of seconds, got {s.tau!r}")
     if s.source != "synthetic" and not Path(s.source).is_file():
-        raise CollectionError(f"--source {s.source}: no such file (give synthetic or an SWF / Batsim JSON trace)")
+        what = "not a regular file" if Path(s.source).exists() else "no such file"  # /dev/zero, a FIFO: not read
+        raise CollectionError(f"--source {s.source}: {what} (give synthetic or an SWF / Batsim JSON trace)")
     if s.source == "synthetic" and s.synthetic_jobs < s.warmup + s.queue:
         raise CollectionError(f"--synthetic-jobs: at least {s.warmup + s.queue} jobs, got {s.synthetic_jobs}")
 

@@ -70,7 +70,11 @@ class Hook:
     ``may_kill``: whether this hook may kill (and requeue) running jobs; a
     configuration whose hooks or algorithm may kill needs a backend that can
     requeue (Batsim's dynamic jobs).  ``kill_reason`` names the option that
-    makes it kill, for that error message.
+    makes it kill, for that error message.  A hook sets both on the
+    *instance* (in its ``__init__``): compiled by ``bftune accelerate``, the
+    core reads them from the instance, where a subclass's class attribute
+    would not be seen (``bftune batsim --kill-after`` once started Batsim
+    without the dynamic-job flags on the compiled core that way).
     """
 
     may_kill = False
@@ -115,8 +119,12 @@ class OracleMissingError(RuntimeError):
 class Core:
     """State plus decision logic; no clock, no I/O."""
 
-    def __init__(self, m: int, algorithm: Algorithm, hooks: Sequence[Hook] = ()) -> None:
+    def __init__(self, m: int, algorithm: Algorithm, hooks: Sequence[Hook] = (),
+                 revise_overruns: bool = True) -> None:
         self.machine = MachineState(m)
+        # A job running past its planning estimate is re-planned to its walltime (False: its expired
+        # estimate is kept, option ``overrun_estimate = "expired"``).
+        self.revise_overruns = revise_overruns
         self.queue = WaitingQueue()
         self.algorithm = algorithm
         self.hooks: list[Hook] = list(hooks)
@@ -191,7 +199,7 @@ class Core:
         if not self.queue.jobs and not self.hooks:
             return decisions  # nothing waits and nothing else wants a say: a pass would be a no-op
         running = self.machine.by_end.items
-        if running and running[0].expected_end <= now:  # a prediction overrun (rare): re-plan it
+        if running and running[0].expected_end <= now and self.revise_overruns:  # a prediction overrun: re-plan
             self.machine.refresh_overdue(now)
         for hook in self.hooks:
             hook.before_pass(self, now, decisions)

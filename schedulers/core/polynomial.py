@@ -37,7 +37,9 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import re
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -158,10 +160,15 @@ def policy_from_dict(data: object, name: str, where: str) -> PolynomialPolicy:
             raise IndexFunctionError(f"{where}: coefficients.{feat}: the same feature as {seen[exps]!r}")
         seen[exps] = str(feat)
         if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise IndexFunctionError(f"{where}: coefficients.{feat}: expected a number, got {value!r}")
-        if not math.isfinite(value):
+            raise IndexFunctionError(f"{where}: coefficients.{feat}: expected a number, got {value!r:.40}")
+        try:
+            number = float(value)
+        except OverflowError:  # an integer beyond float's range (10^309...)
+            raise IndexFunctionError(f"{where}: coefficients.{feat}: an integer of {len(str(value))} digits is "
+                                     "too large for a coefficient") from None
+        if not math.isfinite(number):
             raise IndexFunctionError(f"{where}: coefficients.{feat}: not a finite number ({value!r})")
-        terms.append((exps, float(value)))
+        terms.append((exps, number))
     features = data.get("features")
     if features is not None:
         if not isinstance(features, list) or not all(isinstance(f, str) for f in features):
@@ -189,17 +196,40 @@ def load_learned(spec: str) -> PolynomialPolicy:
     if not path_text:
         raise IndexFunctionError(f"{spec!r}: give the fit's JSON file: learned:FILE.json")
     path = Path(path_text).expanduser()
+    text = _read_fit(path, spec)
     try:
-        text = path.read_text(encoding="utf-8")
+        data = json.loads(text)
+    except ValueError as exc:  # invalid JSON or UTF-8, an integer of more than 4,300 digits
+        raise IndexFunctionError(f"{path}: not valid JSON: {exc}") from None
+    except RecursionError:
+        raise IndexFunctionError(f"{path}: not valid JSON: nested too deeply for a fit") from None
+    return policy_from_dict(data, f"{LEARNED_PREFIX}{path_text}", str(path))
+
+
+#: A fit file holds a few hundred bytes; a larger file is refused before more than this is in memory.
+MAX_FIT_BYTES = 1024 * 1024
+
+
+def _read_fit(path: Path, spec: str) -> bytes:
+    """The bytes of a fit file: a regular file (not /dev/zero, not a FIFO: opened without blocking and checked
+    before reading) of at most :data:`MAX_FIT_BYTES` (``json.loads`` then decodes them, and says where text
+    that is not UTF-8 goes wrong).  The core imports no other layer, so this is ``bftune.inputs.read_small``
+    again, in a few lines."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     except FileNotFoundError:
         raise IndexFunctionError(f"{spec}: no such file {path}") from None
     except OSError as exc:
         raise IndexFunctionError(f"{spec}: cannot read {path} ({exc.strerror})") from None
-    try:
-        data = json.loads(text)
-    except ValueError as exc:
-        raise IndexFunctionError(f"{path}: not valid JSON: {exc}") from None
-    return policy_from_dict(data, f"{LEARNED_PREFIX}{path_text}", str(path))
+    if not stat.S_ISREG(os.fstat(fd).st_mode):  # checked before fdopen, which refuses a directory (OSError)
+        os.close(fd)
+        raise IndexFunctionError(f"{spec}: {path} is not a regular file (a device, a FIFO, a directory); "
+                                 "give the fit's JSON file")
+    with os.fdopen(fd, "rb") as f:  # an I/O error while reading is an OSError, which the CLI names in one line
+        data = f.read(MAX_FIT_BYTES + 1)
+    if len(data) > MAX_FIT_BYTES:
+        raise IndexFunctionError(f"{spec}: {path} holds more than 1 MiB; a fit is a few hundred bytes of JSON")
+    return data
 
 
 # The package folder, not this module's __file__: compiled (bftune accelerate), this module is a

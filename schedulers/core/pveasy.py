@@ -22,7 +22,16 @@ One pass:
    waiting jobs that fit now and are predicted to end by s, nearest
    predicted completion first (ties: r, then id); then, while processors
    stay idle, further waiting jobs that fit, in priority order, whatever
-   their prediction.
+   their prediction (SPEC 7; option ``venture_fill``: ``shortest`` walks
+   them shortest planning estimate first instead, ``none`` leaves the
+   processors idle).
+
+Each run venture backfilling starts is tagged in ``Job.info`` under
+:data:`VENTURE` with the step that started it, :data:`PREDICTED` (predicted to
+end by s) or :data:`FILLED` (filling idle processors); a run started in
+priority order (step 1) has no such tag.  The tag costs one small dict per
+venture start and lets an analysis of stored runs say which step started
+each run (and which of them preemption later killed).
 
 Kills and the two backends.  A killed job keeps its machines until the
 driver reports the kill done (the local simulator: a second batch at the
@@ -44,8 +53,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Iterable, Iterator
 
-from mypy_extensions import mypyc_attr
-
 from bftune.schedulers.core import machines as ms
 from bftune.schedulers.core.decisions import Decisions
 from bftune.schedulers.core.easy import shadow_time
@@ -60,6 +67,21 @@ PREEMPTION = "shadow-load preemption"
 #: Venture backfilling's first step walks waiting jobs by planning estimate (SPF on the
 #: estimate), so that the queue keeps that index for it.
 _BY_ESTIMATE = Order(SPF)
+#: What venture backfilling starts on processors still idle after the jobs predicted to end by the
+#: reservation (option ``venture_fill``): further jobs that fit in priority order (SPEC 7), shortest
+#: planning estimate first, or none.
+VENTURE_FILLS = ("priority", "shortest", "none")
+#: ``Job.info`` key of the venture step that started a run, and its two values (module docstring).
+VENTURE = "venture"
+PREDICTED = "predicted"
+FILLED = "fill"
+
+
+def _untag(job: Job) -> None:
+    """A run started in priority order: no venture tag (a rerun copies its killed run's tags)."""
+    info = job.info
+    if info is not None and VENTURE in info:
+        del info[VENTURE]
 
 
 def _ending_within(by_estimate: Iterable[Job], horizon: float) -> Iterator[Job]:
@@ -82,15 +104,16 @@ def _take_fitting(jobs: Iterable[Job], free: int, taken: set[str], chosen: list[
     return free
 
 
-# Ablations override its steps from Python (experiments/ablations_pveasy.py): compiled, it must allow that.
-@mypyc_attr(allow_interpreted_subclasses=True)
 class PvEasy:
     """Preemptive venture EASY backfilling over a priority order."""
 
     may_kill = True
 
-    def __init__(self, priority: Order) -> None:
+    def __init__(self, priority: Order, fill: str = "priority") -> None:
+        if fill not in VENTURE_FILLS:
+            raise ValueError(f"venture fill must be one of {', '.join(VENTURE_FILLS)}, not {fill!r}")
         self._priority = priority
+        self._fill = fill
 
     @property
     def priority(self) -> Order:
@@ -100,7 +123,8 @@ class PvEasy:
         self._priority = order
 
     def describe(self) -> str:
-        return f"PV-EASY({self._priority.describe()})"
+        fill = "" if self._fill == "priority" else f", venture_fill={self._fill}"
+        return f"PV-EASY({self._priority.describe()}{fill})"
 
     # --- the pass ---------------------------------------------------------------------------
 
@@ -129,6 +153,7 @@ class PvEasy:
                 return
         machine_free = core.machine.free
         for job in fitting:
+            _untag(job)
             core.start(job, ms.lowest(machine_free.intervals, job.procs), now, decisions)
         if head is not None and free > 0 and free >= queue.min_procs:
             self._venture(core, head, now, shadow, decisions)
@@ -156,9 +181,13 @@ class PvEasy:
         # 3a. Jobs predicted to end by the reservation, nearest predicted completion first.
         horizon = reserve - now
         free = _take_fitting(_ending_within(queue.iterate(_BY_ESTIMATE, now), horizon), free, taken, chosen)
-        # 3b. Idle processors left: further jobs that fit, in priority order, whatever their prediction.
-        if free > 0 and free >= queue.min_procs:
-            _take_fitting(queue.iterate(self._priority, now), free, taken, chosen)
+        predicted = len(chosen)
+        # 3b. Idle processors left: further jobs that fit, in priority order (or as venture_fill says),
+        # whatever their prediction.
+        if self._fill != "none" and free > 0 and free >= queue.min_procs:
+            rest = _BY_ESTIMATE if self._fill == "shortest" else self._priority
+            _take_fitting(queue.iterate(rest, now), free, taken, chosen)
         machine_free = machine.free
-        for job in chosen:
+        for i, job in enumerate(chosen):
+            job.tag(VENTURE, PREDICTED if i < predicted else FILLED)
             core.start(job, ms.lowest(machine_free.intervals, job.procs), now, decisions)

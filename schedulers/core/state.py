@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from typing import Callable, Hashable
 
-from mypy_extensions import mypyc_attr
-
 from bftune.schedulers.core.jobs import Job
 from bftune.schedulers.core.machines import Interval, MachineSet
 from bftune.schedulers.core.ordering import Order, RankKey
@@ -25,8 +23,11 @@ def _first(pair: tuple) -> tuple:
     return pair[0]
 
 
-# Ablations replace parts of it from Python (experiments/ablations_pveasy.py): compiled, it must allow that.
-@mypyc_attr(allow_interpreted_subclasses=True)
+#: What a running job's planned end becomes once the job outruns its planning estimate (option
+#: ``overrun_estimate``): its walltime (:meth:`MachineState.refresh_overdue`), or the expired estimate, kept.
+OVERRUN_ESTIMATES = ("walltime", "expired")
+
+
 class MachineState:
     """Free machines and running jobs, indexed by expected end for reservations."""
 
@@ -98,7 +99,9 @@ class MachineState:
         """A job still running past its estimate is expected to run to its walltime.
 
         Only predictions shorter than the walltime can be overrun (a walltime is
-        enforced by a kill at that exact time, reported in the same batch).
+        enforced by a kill at that exact time, reported in the same batch).  A
+        core built with ``overrun_estimate = "expired"`` never calls it: the
+        job keeps its expired end, so its processors count as free from then on.
         """
         running = self.by_end.items  # the list itself: this runs at every pass
         if not running or running[0].expected_end > now:

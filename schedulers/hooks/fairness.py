@@ -35,7 +35,8 @@ until the next pass; the monitor only reads the core and never decides.
 It is opt-in (``fairness`` option) because it ranks the running jobs at
 every pass with a blocked head.
 
-Per-job results (which jobs were blocked, backfilled, violated) are
+Per-job results (which jobs were blocked - and when first, and which
+of them one pass per instant sees -, backfilled, violated) are
 reported under ``fairness_jobs``; ``bftune.experiments.metrics`` joins them
 with the out_jobs.csv table for the slowdowns of blocked jobs and the
 slowdown increments of violations, then leaves them out of summary.json.
@@ -55,6 +56,7 @@ class FairnessMonitor(Hook):
     def __init__(self) -> None:
         self.unfair: dict[str, float] = {}  # first id -> accumulated unfair delay
         self.reserved: dict[str, float] = {}  # first id -> reservation at its first blocked pass
+        self.blocked_at: dict[str, float] = {}  # first id -> time of its first blocked pass
         self.violated: set[str] = set()  # first ids blocked by lower-priority jobs after their reservation
         self.violations: dict[str, float] = {}  # first id -> start - reservation, violated jobs
         self.missed: dict[str, float] = {}  # first id -> start - reservation (> 0), any cause
@@ -119,6 +121,7 @@ class FairnessMonitor(Hook):
             self.blocked_one_pass.add(jid)
         if jid not in self.reserved:
             self.reserved[jid] = core.algorithm.expected_start(core, head, now)
+            self.blocked_at[jid] = now
         lower = sum(job.procs for job in machine.ranked_below(order, head, now))
         if free + lower >= head.procs:
             self._open = (jid, now)
@@ -147,6 +150,8 @@ class FairnessMonitor(Hook):
             },
             "fairness_jobs": {
                 "blocked": sorted(self.reserved),
+                "blocked_at": dict(sorted(self.blocked_at.items())),
+                "blocked_one_pass": sorted(self.blocked_one_pass),
                 "backfilled": sorted(self.backfilled),
                 "violations": dict(sorted(self.violations.items())),
                 "unfair": {j: d for j, d in sorted(self.unfair.items()) if d > 0},

@@ -63,10 +63,9 @@ class KillWatch:
 class KillOnceAfter(Hook):
     """Kill each first run still running ``after`` seconds after its start; requeue it."""
 
-    may_kill = True
-    kill_reason = "kill_after"
-
     def __init__(self, after: float) -> None:
+        self.may_kill = True  # on the instance: see Hook
+        self.kill_reason = "kill_after"
         self.after = after
         self._watch = KillWatch()
 

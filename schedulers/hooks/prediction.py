@@ -75,7 +75,10 @@ def build(values: OptionValues, context: BuildContext) -> Hook | None:
 
 
 def suffix(values: OptionValues) -> str:
-    return f" predictor={values['predictor']}" if _predicts(values) else ""
+    if not _predicts(values):
+        return ""
+    kept = " overrun_estimate=expired" if values["overrun_estimate"] == "expired" else ""
+    return f" predictor={values['predictor']}{kept}"
 
 
 SPEC = HookSpec(

@@ -1,4 +1,4 @@
-"""The benchmark scripts keep working (their figures are printed, never asserted: see README, Performance).
+"""The benchmark scripts keep working (their figures are printed, never asserted: see docs/performance.md).
 
 They live in ``benchmarks/``, outside the package; the tests load them by path, as ``run.py`` runs them.
 """
@@ -88,10 +88,13 @@ def test_run_lists_every_benchmark_and_runs_one_in_a_fresh_process():
     assert bad.returncode == 2 and "unknown benchmark(s) nosuch" in bad.stderr
 
 
-def test_the_data_directory_is_data_then_bftune_data_then_shared(tmp_path, monkeypatch):
+def test_the_data_directory_is_bftunes_one_setting(tmp_path, monkeypatch):
     common = load("common")
     monkeypatch.delenv("BFTUNE_DATA", raising=False)
-    assert common.data_dir() == REPO.resolve().parent / "shared" / "workloads"
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
+    assert common.data_dir() == tmp_path / "xdg" / "bftune" / "traces"
+    (tmp_path / "env").mkdir()
+    (tmp_path / "given").mkdir()
     monkeypatch.setenv("BFTUNE_DATA", str(tmp_path / "env"))
     assert common.data_dir() == tmp_path / "env"
     assert common.data_dir(tmp_path / "given") == tmp_path / "given"

@@ -13,6 +13,8 @@ import argparse
 import json
 import os
 import random
+import socket
+import tempfile
 import time
 from pathlib import Path
 
@@ -181,7 +183,7 @@ def test_requeue_without_dynamic_jobs_names_the_flags(fake, tmp_path):
     ("die_child", "batsim exited with code 3 before the end of the simulation"),
     ("exit0", "batsim exited with code 0 before the end of the simulation"),
     ("stall_child", "no message from Batsim for 1.5 s"),
-    ("never_connect_child", "Batsim did not connect to tcp://127.0.0.1:"),
+    ("never_connect_child", "Batsim did not connect to ipc:///"),
     ("close_child", "Batsim closed the connection in the middle of the simulation"),
     ("bad_event_child", "unknown event type 'BOGUS_EVENT'"),
 ])
@@ -217,3 +219,17 @@ def test_cmd_batsim_prints_failures_as_one_error(fake, tmp_path, monkeypatch, ca
     err = capsys.readouterr().err
     assert "bftune: error: the run failed" in err and "Traceback" not in err
     assert_no_orphans(tmp_path)
+
+
+def test_batsim_talks_over_a_private_ipc_socket_unless_a_port_is_given(tmp_path, fake):
+    """The default endpoint is a Unix socket in a folder of its own, removed after the run; --port: TCP."""
+    trace = small_trace(40, 8, 4)
+    before = set(Path(tempfile.gettempdir()).glob("bftune-*"))
+    run_batsim(trace, SchedulerConfig(), tmp_path / "ipc", batsim=fake)
+    assert "-s ipc:///" in (tmp_path / "ipc" / "batsim.log").read_text()
+    assert set(Path(tempfile.gettempdir()).glob("bftune-*")) <= before  # no socket folder left
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    run_batsim(trace, SchedulerConfig(), tmp_path / "tcp", batsim=fake, port=port)
+    assert f"-s tcp://127.0.0.1:{port}" in (tmp_path / "tcp" / "batsim.log").read_text()

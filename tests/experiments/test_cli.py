@@ -135,6 +135,17 @@ def test_resample_and_split(tmp_path):
     assert test_half.read_text().count("\n") > 10
 
 
+@pytest.mark.skipif(not KTH.exists(), reason=f"archive trace not found at {KTH}")
+def test_resample_says_what_the_cleaning_dropped(tmp_path, capsys):
+    """As convert does, on screen; and in the file's header, where the resampled trace's provenance is."""
+    out = tmp_path / "rs.swf"
+    assert main(["resample", "--trace", str(KTH), "--weeks", "2", "--out", str(out)]) == 0
+    counts = "missing_procs=1, runtime_le_0=8, walltime_lt_runtime=475"  # the README's KTH-SP2 figures
+    assert f"cleaning: {counts}" in capsys.readouterr().out.splitlines()
+    notes = [line for line in out.read_text().splitlines() if line.startswith("; Note:")]
+    assert notes[-1] == f"; Note: KTH-SP2-1996-2.1-cln was cleaned (spec) before resampling: {counts}"
+
+
 def test_demo_runs_on_the_embedded_workload(capsys):
     assert main(["demo", "--jobs", "400", "--procs", "32"]) == 0
     out = capsys.readouterr().out

@@ -97,8 +97,51 @@ def test_read_only_directory(places, capsys, tmp_path):
         ro.chmod(0o700)
 
 
+#: Every command that writes, with what it needs besides its destination (the work never starts).
+EMPTY_DESTINATION = {
+    **{name: (argv, flag) for name, (argv, flag, _) in DIRECTORY_COMMANDS.items()},
+    "resample": (["resample", *MISSING, "--weeks", "2"], "--out"),
+    "campaign": (["campaign", "missing-config.toml"], "--out"),
+    "learn-index": (["learn-index", "--source", "synthetic", "--windows", "1", "--trials", "2"], "--out"),
+    "reproduce": (["reproduce", "000"], "--out"),
+}
+
+
+@pytest.mark.parametrize("name", list(EMPTY_DESTINATION))
+def test_an_empty_destination_is_refused_by_every_command(places, capsys, tmp_path, name):
+    """One check for every command (``--out ''`` wrote into the current directory for reproduce and learn-index)."""
+    argv, flag = EMPTY_DESTINATION[name]
+    before = sorted(os.listdir(tmp_path))
+    assert main([*argv, flag, ""]) == 2
+    line = one_error_line(capsys)
+    assert line == f"bftune: error: {flag}: empty path; name a directory or file to write"
+    assert sorted(os.listdir(tmp_path)) == before
+
+
+def test_every_command_with_a_destination_is_in_the_list():
+    """A new command that writes is checked by the test above as soon as it exists."""
+    from bftune.experiments.cli import build_parser
+
+    commands = build_parser()._subparsers._group_actions[0].choices  # type: ignore[union-attr]
+    writing = {name for name, parser in commands.items()
+               if {"--out", "--dest"} & set(parser._option_string_actions)}
+    assert writing == set(EMPTY_DESTINATION)
+
+
+def test_a_destination_name_of_255_characters(tmp_path, monkeypatch):
+    """The longest name a file system takes: its temporaries (.NAME.part-XXXXXXXX...) get a shortened stem."""
+    monkeypatch.chdir(tmp_path)
+    name = "r" * 255
+    for _ in range(2):  # written, then replaced
+        assert main(["simulate", "--synthetic", "60", "--procs", "8", "--out", name]) == 0
+    assert (tmp_path / name / "out_jobs.csv").is_file()
+    assert main(["resample", "--synthetic", "800", "--procs", "8", "--weeks", "1", "--out", "s" * 251 + ".swf"]) == 0
+    assert sorted(os.listdir(tmp_path)) == sorted([name, "s" * 251 + ".swf"])  # no temporary left
+
+
 @pytest.mark.skipif(not os.path.exists("/dev/full"), reason="no /dev/full")
-@pytest.mark.parametrize("argv", [["policies"], ["options"], ["options", "--markdown"]])
+@pytest.mark.parametrize("argv", [["policies"], ["options"], ["options", "--markdown"], ["--help"], ["--version"],
+                                  ["simulate", "--help"]])
 def test_a_full_standard_output(argv, tmp_path):
     with open("/dev/full", "w") as full:
         proc = subprocess.run([sys.executable, "-m", "bftune.experiments.cli", *argv], stdout=full,

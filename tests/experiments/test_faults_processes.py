@@ -49,6 +49,15 @@ def fake_pids(tmp_path: Path) -> list[int] | None:
     return pids if len(pids) == 2 else None
 
 
+def wait_for_batsim(proc: subprocess.Popen) -> list[int]:
+    """The pid of the real Batsim's simulation under ``proc`` (not its ``batsim --version``), once it runs."""
+    def batsim() -> list[int]:
+        return [p for p in descendants(proc.pid)
+                if command(p)[:1] and Path(command(p)[0]).name == "batsim" and "-w" in command(p)]
+
+    return wait_until(lambda: batsim() or proc.poll() is not None, START_TIMEOUT, "batsim did not start")
+
+
 def assert_group_gone(pgid: int) -> None:
     try:
         wait_until(lambda: not group_members(pgid), GONE_TIMEOUT, f"processes of Batsim's group {pgid} still alive")
@@ -90,11 +99,7 @@ def test_real_batsim_dies_with_the_launcher(tmp_path, signum):
     # 3000 jobs keep Batsim busy for seconds: it is killed in the middle of the simulation.
     proc = start(tmp_path, ["batsim", "--synthetic", "3000", "--procs", "64", "--out", str(out)], mode=None)
     try:
-        def batsim() -> list[int]:  # the simulation, not `batsim --version`
-            return [p for p in descendants(proc.pid)
-                    if command(p)[:1] and Path(command(p)[0]).name == "batsim" and "-w" in command(p)]
-
-        found = wait_until(lambda: batsim() or proc.poll() is not None, START_TIMEOUT, "batsim did not start")
+        found = wait_for_batsim(proc)
         assert proc.poll() is None, "the run ended before it could be killed"
         pgid = os.getpgid(found[0])
         proc.send_signal(signum)
@@ -103,4 +108,39 @@ def test_real_batsim_dies_with_the_launcher(tmp_path, signum):
         if proc.poll() is None:
             proc.kill()
     assert_group_gone(pgid)
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("signum", [signal.SIGKILL, signal.SIGSEGV, signal.SIGTERM], ids=["SIGKILL", "SIGSEGV", "SIGTERM"])
+def test_the_watchdog_dies_as_its_child_did(tmp_path, signum):
+    """The guard re-raises its child's signal: SIGKILL (the OOM killer's) crashed it ('signal.signal(SIGKILL)'
+    is invalid) and the launcher read 'exited with code 1'.  No core file is left by the guard."""
+    from bftune.experiments.children import how_it_ended, run_guarded
+
+    status, output = run_guarded(["sh", "-c", f"kill -{signum.name[3:]} $$"], tmp_path)
+    assert status == -signum, output
+    assert "Traceback" not in output and "OSError" not in output
+    assert how_it_ended(status) == f"was killed by signal {int(signum)} ({signum.name})"
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.batsim
+@pytest.mark.skipif(shutil.which("batsim") is None, reason="the real batsim is not on PATH")
+def test_real_batsim_killed_by_sigkill_is_reported_as_such(tmp_path):
+    """Batsim killed by SIGKILL under `bftune batsim` (the OOM killer): status 1, 'killed by signal 9 (SIGKILL)'."""
+    out = tmp_path / "out"
+    proc = start(tmp_path, ["batsim", "--synthetic", "20000", "--procs", "64", "--out", str(out)], mode=None)
+    try:
+        found = wait_for_batsim(proc)
+        assert proc.poll() is None, "the run ended before Batsim could be killed"
+        os.kill(found[0], signal.SIGKILL)
+        proc.wait(GONE_TIMEOUT)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    stderr = (tmp_path / "stderr").read_text()
+    assert proc.returncode == 1, stderr
+    assert "batsim was killed by signal 9 (SIGKILL)" in stderr and "exited with code" not in stderr
+    log = (tmp_path / "out.failed" / "batsim.log").read_text()
+    assert "Traceback" not in log and "OSError" not in log  # the watchdog did not crash
     assert not out.exists()

@@ -27,3 +27,19 @@ def test_compiled_forest_equals_sklearn_predict_proba():
     np.testing.assert_allclose(compiled.proba_many(Xt), expect, rtol=0, atol=1e-12)
     imp = forest_importances(trees)
     assert imp.shape == (len(FEATURE_NAMES),) and imp.sum() == pytest.approx(1.0)
+
+
+def test_threads_grow_the_same_forest(monkeypatch):
+    """Every draw is made first, in tree order: the forest does not depend on how many threads grow it."""
+    from bftune.learning import forest
+
+    rng = np.random.default_rng(5)
+    X = rng.uniform(0, 100, size=(4000, len(FEATURE_NAMES))).astype(np.float32)
+    y = (X[:, 1] + rng.normal(0, 20, 4000) > 50).astype(np.int8)
+    Xt = rng.uniform(0, 100, size=(300, len(FEATURE_NAMES))).astype(np.float32)
+    forests = []
+    for threads in (1, 3):
+        monkeypatch.setattr(forest, "FIT_THREADS", threads)
+        trees = fit_forest(X, y, n_estimators=12, seed=7, max_depth=6, min_samples_leaf=3, max_samples=1500)
+        forests.append((CompiledForest(trees).proba_many(Xt), [t.tree_.node_count for t in trees]))
+    assert np.array_equal(forests[0][0], forests[1][0]) and forests[0][1] == forests[1][1]

@@ -7,6 +7,8 @@ import functools
 import gzip
 import hashlib
 import http.server
+import subprocess
+import sys
 import threading
 import warnings
 from pathlib import Path
@@ -200,3 +202,15 @@ def test_cli_download_by_the_archive_name(server, tmp_path, capsys):
     err = capsys.readouterr().err
     assert err.startswith("bftune: error:") and "sha256" in err.lower()
     assert not any(dest.iterdir())  # nothing half-written left behind
+
+
+def test_a_warning_of_bftune_is_one_line_on_the_command_line(server, tmp_path):
+    """UnpinnedChecksumWarning was printed in Python's format: a source line of bftune and the warn() call."""
+    base_url, root, _ = server
+    publish(root, "l_kit_fh2", "KIT-FH2-2016-1.swf.gz", gzip.compress(b"; MaxProcs: 4\n"))
+    done = subprocess.run([sys.executable, "-m", "bftune.experiments.cli", "download", "kit_fh2", "--dest",
+                           str(tmp_path / "traces"), "--base-url", base_url], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr
+    (line,) = done.stderr.splitlines()
+    assert line.startswith("bftune: warning: ") and "no pinned sha256" in line

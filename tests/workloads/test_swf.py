@@ -144,6 +144,13 @@ def test_named_cleanings_on_a_hand_made_trace():
     assert ran.cleaning["overruns_kept"] == 1 and ran.cleaning["walltime_from_runtime"] == 1
     assert dropped_jobs(ran) == 1
 
+    finish = parse_swf(text, cleaning="ran-overruns-finish")
+    # the jobs of ran; job 2's runtime (101 s) over its request (100 s) becomes its walltime: it runs to its end
+    assert [(j.id, j.procs, j.runtime, j.walltime) for j in finish.jobs] == \
+        [(1, 4, 10, 100), (2, 1, 101, 101), (3, 1, 1, 100), (5, 1, 40, 40), (6, 1, 60, 70), (7, 3, 12.5, 1000)]
+    assert finish.cleaning["walltime_raised"] == 1 and finish.cleaning["overruns_kept"] == 0
+    assert finish.cleaning["never_started"] == 1 and dropped_jobs(finish) == 1
+
 
 def test_unknown_cleaning_is_refused(tmp_path):
     with pytest.raises(ValueError, match="cleaning must be one of spec, keep-overruns, batsim-converter"):

@@ -1,29 +1,38 @@
-"""``kind = "pv-easy"``: the PV-EASY study (study 003, SPEC 7) on whole traces, beside its published figures.
+"""``kind = "pv-easy"``: EASY, EASY with predictions and PV-EASY (SPEC 7) on whole traces, fairness measured.
 
 For every trace of ``[pv-easy] traces`` (each on its machine size: ``procs``,
-one per trace, the header's by default; the study used 430 processors for
-CTC-SP2 and 1,152 for SDSC-BLUE), with the study's job sets by default
-(``cleaning = "ran"``: every job that ran, see ``bftune.workloads.swf``):
+one per trace, the header's by default), with the job set of ``cleaning``
+(``"ran"`` by default: every job that ran, see ``bftune.workloads.swf``):
 
-- ``schedulers``, the main comparison, each run once: ``EASY`` (walltimes),
-  ``EASY-Last`` (EASY planning with Last Model predictions, the walltime
-  still the kill time) and ``PV-EASY`` (with Last Model, the study's) -
-  the study's Tables 1, 2, 4, 5, 6 and Figures 2, 3, 5, 6;
-- ``virtual_errors`` x ``virtual_seeds``, the study's Figure 4: the virtual
-  predictor p(1 + U(-x, x)) in ``FCFS-EASY`` (EASY planning with it),
-  ``SJF-EASY`` (the same, backfilling shortest prediction first) and
-  ``PV-EASY``; seeds 1..``virtual_seeds`` (x = 0 is exact: one run).
+- ``schedulers``, each run once: ``EASY`` (walltimes), ``EASY-Last`` (EASY
+  planning with Last Model predictions, the walltime still the kill time)
+  and ``PV-EASY`` (with Last Model);
+- ``virtual_errors`` x ``virtual_seeds``: the virtual predictor
+  p(1 + U(-x, x)) in ``FCFS-EASY`` (EASY planning with it), ``SJF-EASY``
+  (the same, backfilling shortest prediction first) and ``PV-EASY``; seeds
+  1..``virtual_seeds`` (x = 0 is exact: one run).
 
-Every run has the fairness monitor on (``fairness = false`` turns it off)
-and its priority is ``policy`` (FCFS, the study's).  Per run ``runs.csv``
-holds the summary's metrics flattened (``fair_*``: the monitor's, the
-predictor's ``prediction_error`` and ``under_predicted``), the trace's own
-figures for the study's Table 3 (``trace_*``: jobs, load = sum(p q) / (m x
-submission span), mean parallelism, mean runtime), and an ablation of the
-strict-fairness and reservation-violation counts: ``unfair_<n>min_*`` and
-``rv_<n>min_*``, the jobs whose unfair delay (delay from reservation)
-reaches n = 10, 30 and 60 minutes, and their mean delay (the study does not
-say whether it counts short delays).
+``options`` (a table of scheduler options, see ``bftune options``) go to
+every run and win over the strategy's own (``{predictor = "exact"}`` makes
+PV-EASY plan with the true runtimes; the ``predictor`` column says what each
+run used), so that a campaign can vary one choice at a time.  Every run has
+the fairness monitor on (``fairness = false`` turns it off) and its priority
+is ``policy`` (FCFS by default).
+
+Per run ``runs.csv`` holds the summary's metrics flattened (``fair_*``: the
+monitor's, the predictor's ``prediction_error`` and ``under_predicted``),
+``avg_bsld_from_requeue`` / ``mwbs_from_requeue`` (a killed job's wait counted
+from its last requeue, as a simulator that resubmits it as a new job reports
+it), the trace's own figures (``trace_*``: jobs, load = sum(p q) / (m x
+submission span), mean parallelism, mean runtime, records read and how many
+the cleaning dropped as never started), and the strict-fairness and
+reservation-violation counts kept to delays of at least n = 10, 30 and 60
+minutes (``unfair_<n>min_*``, ``rv_<n>min_*``: jobs and their mean delay).
+``starts.csv`` holds, per run and per way a run was started (PV-EASY's
+venture step, ``Job.info``), how many runs, how many of them were killed and
+what they cost.  ``job_tables = true`` keeps in each run's record one row per
+job (:mod:`.jobtables`: final run's start, kills, blocked or not and when
+first...), for analyses that compare runs job by job.
 
 Section ``[pv-easy]`` (every key but traces optional)::
 
@@ -36,17 +45,21 @@ Section ``[pv-easy]`` (every key but traces optional)::
     virtual_seeds = 10
     virtual_schedulers = ["FCFS-EASY", "SJF-EASY", "PV-EASY"]
     fairness = true
+    options = {}                                      # e.g. {overrun_estimate = "expired"}
+    job_tables = false
 
 ``[workload]`` may only hold ``walltime_from_runtime`` and ``lenient``.
-The report (``bftune.experiments.report.pveasy``) sets the figures beside
-the published ones, table by table.
+The report (``bftune.experiments.report.pveasy``) gives the figures per
+trace, the fairness checks and the plots.
 """
 
 from __future__ import annotations
 
 import math
 
-from bftune.experiments.campaign.kinds.kind import CampaignKind, Expansion, whole_trace_columns
+from bftune.experiments.campaign.kinds import jobtables
+from bftune.experiments.campaign.kinds import pveasy_jobs as jobs
+from bftune.experiments.campaign.kinds.kind import CampaignKind, Expansion, TableSpec, whole_trace_columns
 from bftune.experiments.campaign.limits import MAX_PROCS, PROCS_WHY
 from bftune.experiments.campaign.section import Section
 from bftune.experiments.campaign.specs import RunSpec
@@ -56,12 +69,15 @@ from bftune.experiments.report import pveasy as report
 from bftune.schedulers.config import SchedulerConfig
 from bftune.schedulers.drivers.local.simulator import SimResult
 from bftune.workloads.model import Trace
-from bftune.workloads.swf import CLEANINGS
+from bftune.schedulers.options import OPTIONS
+from bftune.workloads.swf import CLEANINGS, dropped_jobs
 
 MAIN = ("EASY", "EASY-Last", "PV-EASY")
 VIRTUAL = ("FCFS-EASY", "SJF-EASY", "PV-EASY")
 KEYS = ("traces", "procs", "cleaning", "policy", "schedulers", "virtual_errors", "virtual_seeds",
-        "virtual_schedulers", "fairness")
+        "virtual_schedulers", "fairness", "options", "job_tables")
+#: Keys of ``options`` refused: the section's own keys say them.
+SECTION_OPTIONS = ("policy", "fairness")
 LABELS = ("trace", "strategy", "predictor", "error", "seed")
 UNFAIR_ABLATION = (10, 30, 60)  # minutes: the strict-fairness ablation counts delays of at least that
 MAX_VIRTUAL_SEEDS = 1_000
@@ -71,7 +87,7 @@ SUMMARY_KEYS = ("jobs", "avg_bsld", "mwbs", "avg_wait", "max_wait", "utilization
                 "restarted_jobs", "preempted_share", "mean_kills_per_restarted_job", "mean_rtw", "killed_runs",
                 "wasted_work", "makespan")
 #: The fairness monitor's keys, copied as ``fair_<key>``.
-FAIRNESS_KEYS = ("blocked_jobs", "backfilled_jobs", "strict_fairness_violations", "unfair_delay_mean",
+FAIRNESS_KEYS = ("blocked_jobs", "blocked_jobs_one_pass", "backfilled_jobs", "strict_fairness_violations", "unfair_delay_mean",
                  "unfair_delay_max", "unfair_delay_total", "reservation_violations", "reservation_violation_mean",
                  "reservation_violation_max", "reservation_violation_mean_procs", "reservation_violation_si_mean",
                  "reservation_violation_si_max", "reservation_missed", "blocked_mbs", "blocked_mwbs",
@@ -97,6 +113,21 @@ def virtual_options(strategy: str, policy: str, error: float, seed: int) -> dict
     elif strategy == "PV-EASY":
         options["scheduler"] = "pv-easy"
     return options
+
+
+def _options(t: Section, virtual: bool) -> dict:
+    """``options``: scheduler options for every run (each checked by the option table here, together per run)."""
+    raw = t.get("options", {})
+    if not isinstance(raw, dict):
+        raise t.error("options", f"expected a table of scheduler options, got {raw!r}")
+    for key in raw:
+        if key in SECTION_OPTIONS:
+            raise t.error("options", f"{key}: give it as the section's own key {key!r}")
+        if key == "predictor" and virtual:
+            raise t.error("options", "predictor: it would replace the virtual predictor of virtual_errors")
+        if key not in OPTIONS:
+            raise t.error("options", f"{key}: unknown option; see `bftune options`")
+    return {key: t.parse(f"options.{key}", value, key) for key, value in raw.items()}
 
 
 def _errors(t: Section) -> list[float]:
@@ -147,20 +178,23 @@ def expand(t: Section, workload: dict, seed: int, tau: float) -> Expansion:
     fairness = t.boolean("fairness", True)
     if not main and not errors:
         raise t.error("schedulers", "nothing to run: give schedulers or virtual_errors")
+    extra = _options(t, bool(errors))
+    outputs = [jobtables.FIELD] if t.boolean("job_tables", False) else []
     specs = []
 
     def add(trace, path, label, m, options, strategy, predictor, error, run_seed):
-        options = t.scheduler("schedulers", {**options, "fairness": fairness})
+        options = t.scheduler("options" if extra else "schedulers", {**options, **extra, "fairness": fairness})
         labels = {"trace": label, "strategy": strategy, "predictor": predictor, "error": error, "seed": run_seed}
         specs.append(RunSpec(kind="pv-easy", trace=trace, split=None, weeks=0, resample_seed=seed, options=options,
                              tau=tau, labels=labels, trace_path=path, procs=m,
                              walltime_from_runtime=workload["walltime_from_runtime"], lenient=workload["lenient"],
-                             cleaning=cleaning))
+                             cleaning=cleaning, outputs=list(outputs)))
 
     for trace, path, label, m in sources:
         for strategy in main:
             options = main_options(strategy, policy)
-            add(trace, path, label, m, options, strategy, options.get("predictor", "walltime"), None, None)
+            predictor = extra.get("predictor", options.get("predictor", "walltime"))
+            add(trace, path, label, m, options, strategy, predictor, None, None)
         # Seed by seed, every error in each (x = 0 is exact and seed-free: once, first), so that a
         # campaign cut short still has every error for its first seeds.
         sweep = [(error, 1) for error in errors if error == 0]
@@ -172,21 +206,24 @@ def expand(t: Section, workload: dict, seed: int, tau: float) -> Expansion:
     settings = {"traces": [label for *_, label, _ in sources], "trace_sources": traces, "procs": procs,
                 "cleaning": cleaning, "policy": policy, "schedulers": main, "virtual_errors": errors,
                 "virtual_seeds": n_seeds, "virtual_schedulers": virtual if errors else [], "fairness": fairness,
-                "unfair_ablation_min": list(UNFAIR_ABLATION)}
+                "options": extra, "job_tables": bool(outputs), "unfair_ablation_min": list(UNFAIR_ABLATION)}
     return Expansion(settings, specs, {"traces": settings["traces"], "procs": procs, "cleaning": cleaning,
                                        **workload})
 
 
 def trace_figures(trace: Trace) -> dict:
-    """The study's Table 3 for one trace: jobs, load (sum p q over m x the submission span), mean q and p."""
-    jobs = trace.jobs
-    submits = [j.submit for j in jobs]
+    """One trace's own figures: jobs, load (sum p q over m x the submission span), mean q and p, the records
+    read (jobs + every record the cleaning dropped) and those dropped as never started."""
+    records = trace.jobs
+    submits = [j.submit for j in records]
     span = max(submits) - min(submits)
-    work = math.fsum(j.runtime * j.procs for j in jobs)
-    return {"trace_jobs": len(jobs), "trace_m": trace.max_procs,
+    work = math.fsum(j.runtime * j.procs for j in records)
+    return {"trace_jobs": len(records), "trace_m": trace.max_procs,
             "trace_load": work / (trace.max_procs * span) if span > 0 else math.nan,
-            "trace_mean_procs": math.fsum(j.procs for j in jobs) / len(jobs),
-            "trace_mean_runtime": math.fsum(j.runtime for j in jobs) / len(jobs)}
+            "trace_mean_procs": math.fsum(j.procs for j in records) / len(records),
+            "trace_mean_runtime": math.fsum(j.runtime for j in records) / len(records),
+            "trace_records": len(records) + dropped_jobs(trace),
+            "trace_never_started": trace.cleaning.get("never_started", 0)}
 
 
 def _ablation(result: SimResult | None) -> dict:
@@ -220,14 +257,23 @@ def run(spec: RunSpec) -> dict:
     row.update(_ablation(result if fairness else None))
     row.update(trace_figures(trace))
     row["algorithm"] = config.describe()
-    return {"summary": row}
+    final = jobs.final_runs(result.runs)
+    row.update(jobs.from_requeue(final, spec.tau))
+    out = {"summary": row, "starts": jobs.starts(result.runs)}
+    if jobtables.FIELD in spec.outputs:
+        out[jobtables.FIELD] = jobtables.encode(jobs.JOB_COLUMNS,
+                                                jobs.job_table(final, result.report.get("fairness_jobs")))
+    return out
 
 
 def run_columns(spec: dict) -> dict:
     return {**whole_trace_columns(spec), "cleaning": spec["cleaning"]}
 
 
+STARTS = TableSpec("starts", "starts", LABELS, ("run_id", *LABELS, *jobs.START_COLUMNS), ("runs", "killed"))
+
 KIND = CampaignKind(
-    name="pv-easy", help="the PV-EASY study: EASY, EASY-Last and PV-EASY, and the virtual-predictor sweep",
-    keys=KEYS, expand=expand, run=run, labels=LABELS, run_columns=run_columns,
+    name="pv-easy", help="EASY, EASY with predictions and PV-EASY on whole traces, fairness measured; the "
+                         "virtual-predictor sweep",
+    keys=KEYS, expand=expand, run=run, labels=LABELS, run_columns=run_columns, tables=(STARTS,),
     report=report.write, report_files=report.FILES, single_trace=False, default_tau=10.0)

@@ -21,6 +21,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from bftune.experiments.report.index import backfilling_gain_series
 from bftune.experiments.reproduce.study import published
 
 CLAIMS: dict[str, dict[str, str]] = published(__file__)["claims"]
@@ -76,10 +77,7 @@ def saf_f2_lin_best(table: pd.DataFrame) -> list[str]:
 
 def backfilling_helps_fcfs(table: pd.DataFrame) -> list[str]:
     rows = []
-    for (scenario, source, backfill), with_bf in table.iterrows():
-        if scenario != "archive" or not backfill or (scenario, source, False) not in table.index:
-            continue
-        gains = (table.loc[(scenario, source, False)] / with_bf).dropna()
+    for source, gains in backfilling_gain_series(table).items():
         order = gains.rank(ascending=False, method="min").astype(int)
         rows.append(f"{source}: FCFS x{gains['FCFS']:.1f} (the {order['FCFS']}. largest gain of {len(gains)}; "
                     f"median gain x{gains.median():.1f})")

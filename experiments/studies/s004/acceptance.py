@@ -1,4 +1,4 @@
-"""Study 004's acceptance criteria (issue 11), each checked on the stored runs, with the evidence for each miss."""
+"""Study 004's acceptance criteria, each checked on the stored runs, with the evidence for each miss."""
 
 from __future__ import annotations
 
@@ -38,7 +38,7 @@ def acceptance(out: Path, scale: str, main: pd.DataFrame | None, quality: pd.Dat
             _accept_ranges(out, main, traces), _accept_clairvoyant(main, traces)]
     subset = ("**Quick scale: only the cells run here are checked; the acceptance is judged at paper scale.** "
               if scale != "paper" else "")
-    return ("## Acceptance (issue 11), checked on the stored runs\n\n" + subset +
+    return ("## Acceptance criteria, checked on the stored runs\n\n" + subset +
             "Tables 5-6: accuracy, precision, recall, FS/all and FL/all under each of the two readings that make "
             "them agree (section \"Classifier quality\"). Table 7: `rf` over EASY-FCFS with FCFS and SPF. Every "
             "trace x policy, and Section 6.1's ranges: `rf` over the same base policy. Class-clairvoyant: its "

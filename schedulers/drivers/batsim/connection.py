@@ -15,7 +15,8 @@ loop adds what pybatsim's lacks:
   that is not JSON, so a Batsim started by hand stops with a parse error
   instead of waiting forever; then the error is raised to the caller;
 - ``busy_seconds`` counts the time from a received message to its sent
-  reply (JSON decoding, the driver, JSON encoding): the scheduler's share.
+  reply (JSON decoding, the driver, JSON encoding, handing the reply to
+  ZeroMQ): the scheduler's share; ``phases()`` splits it.
 
 JSON goes through orjson: Batsim sends one message per simulated instant
 (55,000 on KTH-SP2), and the standard library's codec took a fifth of the
@@ -79,6 +80,9 @@ class Connection:
             self.monitor = socket.get_monitor_socket(zmq.EVENT_DISCONNECTED)
             self.poller.register(self.monitor, zmq.POLLIN)
         self.busy_seconds = 0.0
+        self.decode_seconds = 0.0
+        self.encode_seconds = 0.0
+        self.send_seconds = 0.0
         self.messages = 0
         self.last_message = time.monotonic()
         self.closed = False
@@ -130,18 +134,33 @@ class Connection:
         try:
             try:
                 msg = orjson.loads(raw)
-            except ValueError as exc:
+            except (ValueError, RecursionError) as exc:  # orjson: integers beyond 64 bits, nesting too deep
                 text = raw[:200].decode("utf-8", "replace")
                 raise ProtocolError(f"message #{self.messages} from Batsim is not valid JSON ({exc}): {text!r}") from None
+            t1 = time.perf_counter()
             reply = driver.handle(msg)
+            t2 = time.perf_counter()
             data = orjson.dumps(reply)
         except BaseException as exc:
             self._abort(exc)
             raise
+        t3 = time.perf_counter()
         self.socket.send(data)
+        t4 = time.perf_counter()
         self.messages += 1
-        self.busy_seconds += time.perf_counter() - t0
+        self.decode_seconds += t1 - t0
+        self.encode_seconds += t3 - t2
+        self.send_seconds += t4 - t3
+        self.busy_seconds += t4 - t0
         return not driver.finished
+
+    def phases(self, driver) -> dict[str, float]:
+        """Where the scheduler's time went (seconds): JSON decoding, the driver (checking messages, applying
+        events, the core's passes) and JSON encoding, handing replies to ZeroMQ."""
+        stats = driver.stats
+        events = stats.busy_seconds - stats.parse_seconds - stats.decide_seconds
+        return {"decode": self.decode_seconds, "parse": stats.parse_seconds, "events": events,
+                "decide": stats.decide_seconds, "encode": self.encode_seconds, "send": self.send_seconds}
 
     def _abort(self, exc: BaseException) -> None:
         """Answer the pending request with a non-JSON error text: Batsim stops on it."""

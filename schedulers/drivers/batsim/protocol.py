@@ -21,6 +21,8 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Iterable
 
+from bftune.workloads.limits import short
+
 
 class ProtocolError(ValueError):
     """A message that is not valid Batsim protocol, or not expected at this point."""
@@ -66,9 +68,15 @@ def _get(data: dict, name: str, ctx: Where | str, default: Any = ...) -> Any:
 
 
 def _number(value: Any, name: str, ctx: Where | str) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-        raise ProtocolError(f"{_where(ctx, name)} must be a finite number, got {value!r}")
-    return float(value)
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ProtocolError(f"{_where(ctx, name)} must be a finite number, got {short(repr(value))}")
+    try:
+        number = float(value)  # an integer beyond float's range (10^309) raises OverflowError
+    except OverflowError:
+        number = math.inf
+    if not math.isfinite(number):
+        raise ProtocolError(f"{_where(ctx, name)} must be a finite number, got {short(repr(value))}")
+    return number
 
 
 def _integer(value: Any, name: str, ctx: Where | str, minimum: int | None = None) -> int:

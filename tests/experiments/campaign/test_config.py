@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from config_errors import config_error
 from bftune.experiments.campaign.config import load_config
 from bftune.experiments.campaign.paths import CONFIG_DIR
 from bftune.experiments.campaign.specs import CampaignError
@@ -49,13 +50,7 @@ BAD_CONFIGS = [
 
 @pytest.mark.parametrize("text,expected", BAD_CONFIGS, ids=[e for _, e in BAD_CONFIGS])
 def test_config_errors_name_file_and_key(tmp_path, text, expected):
-    path = tmp_path / "bad.toml"
-    path.write_text(text)
-    with pytest.raises(CampaignError) as info:
-        load_config(path)
-    message = str(info.value)
-    assert str(path) in message
-    assert expected in message
+    assert expected in config_error(tmp_path, text)
 
 
 def test_cli_reports_config_error_and_exit_code(tmp_path, capsys):

@@ -69,13 +69,15 @@ def test_shutdown_without_waiting_stops_workers_at_once():
     assert future.done() and isinstance(future.exception(), BrokenProcessPool)
 
 
-def test_shutdown_without_waiting_ends_a_worker_that_holds_the_gil():
+def test_shutdown_without_waiting_ends_a_worker_that_holds_the_gil(tmp_path):
     """The watch thread cannot run while a long C call holds the GIL; the worker is terminated after the grace."""
     pool = ProcessPool(1)
-    future = pool.submit(campaign_support.hold_gil, {"n": 10**11})  # minutes of one C call
-    while not future.running():
+    started = tmp_path / "started"
+    future = pool.submit(campaign_support.hold_gil, {"n": 10**11, "started": str(started)})  # minutes of one C call
+    deadline = time.monotonic() + 60
+    while not started.exists() and time.monotonic() < deadline:
         time.sleep(0.01)
-    time.sleep(0.5)  # the worker is inside the call
+    time.sleep(0.2)  # from the marker to the call: a few bytecodes
     [process] = pool._pools[0][0]._processes.values()
     pool.shutdown(wait=False)
     assert not process.is_alive() and process.exitcode == -signal.SIGTERM

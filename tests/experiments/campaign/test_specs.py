@@ -24,6 +24,13 @@ def test_run_ids_are_stable_and_depend_on_what_matters():
     assert RunSpec.from_dict(other).run_id != spec.run_id
 
 
+def test_a_run_that_stores_more_is_another_run_and_none_keeps_older_ids():
+    spec = load_config(TINY_ONLINE).specs[0].to_dict()
+    older = {k: v for k, v in spec.items() if k not in ("outputs", "run_id")}  # a spec stored before the field
+    assert RunSpec.from_dict(older).run_id == spec["run_id"]
+    assert RunSpec.from_dict({**older, "outputs": ["job_table"]}).run_id != spec["run_id"]
+
+
 def test_one_trace_file_named_relatively_or_absolutely_is_one_run():
     spec = load_config(TINY_ONLINE).specs[0].to_dict()
 
@@ -37,3 +44,4 @@ def test_one_trace_file_named_relatively_or_absolutely_is_one_run():
     assert trace_key(relative) == absolute  # stored runs of absolute configs keep their ids
     assert run_id(relative.replace("KTH", "CTC")) != run_id(relative)
     assert trace_key("synthetic:100:64") == "synthetic:100:64"
+    assert trace_key("lublin:5:256:2023") == "lublin:5:256:2023"  # generated: the same id from any checkout

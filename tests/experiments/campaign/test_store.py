@@ -107,3 +107,18 @@ def test_a_full_device_is_one_line_and_keeps_what_is_stored(monkeypatch, tmp_pat
     monkeypatch.setattr(runner, "store_result", full)
     with pytest.raises(CampaignError, match="No space left on device.*0 runs stored before are kept"):
         runner.run_campaign(campaign, tmp_path / "b", workers=1, specs=campaign.specs[:1], progress=False)
+
+
+def test_a_directory_reused_by_another_kind_keeps_none_of_the_old_kinds_tables(offline_run, tmp_path):
+    """The offline campaign's weeks.csv and summaries stayed beside the online campaign's tables."""
+    out = tmp_path / "out"
+    shutil.copytree(offline_run[2], out)
+    online = load_config(CONFIG_DIR / "tiny_synthetic_online.toml")
+    runner.run_campaign(online, out, workers=1, progress=False)
+    files = {p.name for p in out.iterdir()}
+    assert not {"weeks.csv", "summary_best.csv", "summary_offline.csv"} & files
+    assert {"runs.csv", "choices.csv", "periods.csv", "report.md", "summary_online.csv"} <= files
+    assert set(json.loads((out / MANIFEST).read_text())["files"]) == {
+        str(p.relative_to(out)) for p in [*out.iterdir(), *(out / "plots").iterdir()]
+        if p.is_file() and p.name not in ("campaign.json", MANIFEST, ".campaign.lock")}
+    assert len(list((out / "runs").glob("*.json"))) > len(online.specs)  # the offline runs stay stored

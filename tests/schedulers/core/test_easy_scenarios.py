@@ -375,7 +375,7 @@ def test_rerun_keeps_r_j_for_ordering():
 
 
 def test_rerun_is_queued_in_the_kill_acknowledgement_pass():
-    # SEMANTIC CHOICE (README, "Kill and requeue"): the rerun joins the queue
+    # SEMANTIC CHOICE (docs/semantics/scheduling.md, "Kill and requeue"): the rerun joins the queue
     # in the same batch as the kill's acknowledgement, keeping r_j, so it
     # competes for the machines its kill freed with its original priority.
     # m = 4, FCFS, kill_after = 100.  Job 1 (r0, q4, p300) runs from 0; job 2

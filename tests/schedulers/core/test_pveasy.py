@@ -220,3 +220,6 @@ def test_preemption_rounds_at_one_instant_start_every_head_once_all_kills_are_do
     assert {ids[j] for j in monitor.reserved} >= {"h", "h2"}
     # Seen as one pass per instant (the study's), h2 never was the first blocked job.
     assert "h" in {ids[j] for j in monitor.blocked_one_pass} and "h2" not in {ids[j] for j in monitor.blocked_one_pass}
+    per_job = monitor.report()["fairness_jobs"]
+    assert {ids[j] for j in per_job["blocked_one_pass"]} >= {"h"} and jobs["h2"].id not in per_job["blocked_one_pass"]
+    assert per_job["blocked_at"][jobs["h"].id] == per_job["blocked_at"][jobs["h2"].id] == 5.0

@@ -39,6 +39,16 @@ def test_saf_newcomer_overtakes_a_reserved_job_which_misses_its_reservation_beni
     assert f["reservation_violations"] == 0
     assert f["unfair_delay_total"] == 1 + 98 and f["unfair_delay_jobs"] == 2
     assert f["blocked_jobs"] == 2 and f["backfilled_jobs"] == 0  # jobs 2 (at 1) and 3 (at 2)
+
+
+def test_each_blocked_job_is_reported_with_its_first_blocked_pass():
+    # The SAF scenario above: job 2 is first blocked at 1, job 3 at 2 (and job 2 again at 100: not its first).
+    jobs = [JobRecord(1, 0, 2, 100, 100), JobRecord(2, 1, 2, 50, 50), JobRecord(3, 2, 2, 10, 10)]
+    cfg = SchedulerConfig.from_options({"fairness": True, "policy": "SAF"})
+    per_job = simulate(jobs, 2, cfg.build(2)).report["fairness_jobs"]
+    assert per_job["blocked"] == ["0000002", "0000003"]
+    assert per_job["blocked_at"] == {"0000002": 1, "0000003": 2}
+    assert per_job["blocked_one_pass"] == ["0000002", "0000003"]  # no preemption: every pass is one round
 def test_easy_fcfs_never_violates_a_reservation():
     trace = generate(2000, 64, seed=8)
     f, _ = fairness(trace.jobs, trace.max_procs, policy="FCFS")

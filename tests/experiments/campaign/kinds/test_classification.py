@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from config_errors import config_error
 from bftune.experiments.campaign.config import load_config
 from bftune.experiments.campaign.paths import CONFIG_DIR
 from bftune.experiments.campaign.kinds.classification import CURVE_POINTS, curve, reference_classes
@@ -77,12 +78,7 @@ BAD_CONFIGS = [
 
 @pytest.mark.parametrize("text,expected", BAD_CONFIGS, ids=[e for _, e in BAD_CONFIGS])
 def test_config_errors_name_file_and_key(tmp_path, text, expected):
-    path = tmp_path / "bad.toml"
-    path.write_text(text)
-    with pytest.raises(CampaignError) as info:
-        load_config(path)
-    assert str(path) in str(info.value)
-    assert expected in str(info.value)
+    assert expected in config_error(tmp_path, text)
 
 
 def test_two_traces_with_the_same_table_name_are_refused(tmp_path):

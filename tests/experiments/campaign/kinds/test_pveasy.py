@@ -1,5 +1,5 @@
-"""PV-EASY campaigns (study 003): config validation, the tiny campaign end to end, agreement with a direct
-simulation, the report's published tables and claim checks, and the shipped paper-scale configs."""
+"""PV-EASY campaigns: config validation, the tiny campaign end to end, agreement with a direct simulation,
+options for every run, per-job tables and the venture steps' table, and the shipped paper-scale configs."""
 
 from __future__ import annotations
 
@@ -11,11 +11,12 @@ from pathlib import Path
 import pandas as pd
 import pytest
 from bftune.experiments.campaign.config import campaign_from_dict, load_config
+from bftune.experiments.campaign.kinds import jobtables
 from bftune.experiments.campaign.kinds.pveasy import main_options, virtual_options
+from bftune.experiments.campaign.runner import run_campaign
 from bftune.experiments.campaign.paths import CONFIG_DIR
 from bftune.experiments.campaign.specs import CampaignError, RunSpec
 from bftune.experiments.local_run import run_local
-from bftune.experiments.report.pveasy import PUBLISHED, write
 from bftune.schedulers.config import SchedulerConfig
 from bftune.workloads.synthetic import generate
 from locations import SHARED
@@ -53,6 +54,14 @@ OK = "[pv-easy]\ntraces = ['synthetic:100:8']\n"
     (HEAD + OK + "policy = 'NOPE'\n", "[pv-easy] policy: unknown policy 'NOPE'"),
     (HEAD + OK + "fairness = 'yes'\n", "[pv-easy] fairness"),
     (HEAD + OK + "trace = 'x'\n", "[pv-easy] trace: unknown key"),
+    (HEAD + OK + "options = 3\n", "[pv-easy] options: expected a table of scheduler options"),
+    (HEAD + OK + "options = {nope = 1}\n", "[pv-easy] options: nope: unknown option"),
+    (HEAD + OK + "options = {policy = 'SPF'}\n", "[pv-easy] options: policy: give it as the section's own key"),
+    (HEAD + OK + "options = {venture_fill = 'all'}\n", "[pv-easy] options.venture_fill: expected one of"),
+    (HEAD + OK + "options = {venture_fill = 'none'}\n", "[pv-easy] options: venture_fill needs --scheduler pv-easy"),
+    (HEAD + OK + "virtual_errors = [0.1]\noptions = {predictor = 'exact'}\n",
+     "[pv-easy] options: predictor: it would replace the virtual predictor"),
+    (HEAD + OK + "job_tables = 1\n", "[pv-easy] job_tables: expected true or false"),
 ])
 def test_bad_configs_name_the_key(text, message):
     with pytest.raises(CampaignError, match=re.escape(message)):
@@ -87,7 +96,7 @@ def test_tiny_campaign_end_to_end(tiny):
     assert set(runs["cleaning"]) == {"ran"}
     report = (out / "report.md").read_text()
     assert "## Targets" in report and "**0 of 8**" in report
-    assert "## Figure 4: the virtual predictor" in report and (out / "plots" / "virtual_predictor.png").exists()
+    assert "## The virtual predictor" in report and (out / "plots" / "virtual_predictor.png").exists()
     summary = read(out, "summary_pv_easy.csv")
     assert set(summary["strategy"]) == {"FCFS-EASY", "SJF-EASY", "PV-EASY"}
     assert summary.loc[summary["error"] == 0.4, "runs"].eq(2).all()
@@ -105,30 +114,50 @@ def test_a_campaign_run_equals_a_direct_simulation(tiny):
     assert row["restarted_jobs"] == summary["restarted_jobs"]
 
 
-def test_report_sets_published_tables_beside_ours(tmp_path):
-    """A hand-made runs.csv named like the study's CTC-SP2 trace: published values, gaps and notes appear."""
-    pub = PUBLISHED["CTC-SP2"]
-    base = {"trace": "CTC-SP2-1996-3.1-cln", "predictor": "walltime", "error": None, "seed": None,
-            "trace_m": 430, "trace_jobs": 77222, "trace_load": 0.6616, "trace_mean_procs": 10.9853,
-            "trace_mean_runtime": 11277.1, "avg_bsld": 10.0, "mwbs": 20.0}
-    rows = [
-        {**base, "strategy": "EASY", "fair_strict_fairness_violations": 2101, "fair_blocked_jobs": 4631,
-         "fair_backfilled_jobs": 35058, "fair_unfair_delay_mean": 35 * 60.0, "fair_unfair_delay_max": 13 * 3600.0,
-         "fair_reservation_violations": 0},
-        {**base, "strategy": "PV-EASY", "predictor": "last", "fair_strict_fairness_violations": 0,
-         "fair_blocked_jobs": 6460, "fair_backfilled_jobs": 29515, "fair_reservation_violations": 0,
-         "total_load": 0.6816, "wasted_load": 0.0246, "restarted_jobs": 10402, "preempted_share": 0.1347,
-         "mean_kills_per_restarted_job": 1.81, "mean_rtw": 0.393, "avg_bsld": 15.0},
-    ]
-    pd.DataFrame(rows).to_csv(tmp_path / "runs.csv", index=False)
-    lines: list[str] = []
-    write(tmp_path, {"settings": {"policy": "FCFS", "cleaning": "ran"}}, lines)
-    text = "\n".join(lines)
-    assert "| delayed jobs | 2,101 | 736 | +185.5% **>10 %** |" in text
-    assert "| PV-EASY blocked | 6,460 | 6,403 | +0.9% |" in text
-    assert f"| wasted load | 2.46% | {pub['load']['wasted_load']:.2%} | -0.8% |" in text
-    assert "short delays" in text  # the note under Table 1
-    assert "Fig. 5: MBS, PV-EASY vs EASY | 10.00 | 15.00 | - | similar or better (within 10 %) | **does not hold**" in text
+def test_options_go_to_every_run_and_win_over_the_strategys():
+    camp = config(HEAD + OK + "schedulers = ['EASY-Last', 'PV-EASY']\noptions = {predictor = 'exact', "
+                  "overrun_estimate = 'expired'}\n")
+    assert [(s.labels["strategy"], s.labels["predictor"]) for s in camp.specs] == [("EASY-Last", "exact"),
+                                                                                  ("PV-EASY", "exact")]
+    assert all(s.options["predictor"] == "exact" and s.options["overrun_estimate"] == "expired" for s in camp.specs)
+    assert camp.settings["options"] == {"predictor": "exact", "overrun_estimate": "expired"}
+    plain = config(HEAD + OK + "schedulers = ['EASY-Last', 'PV-EASY']\n")
+    assert {s.run_id for s in plain.specs}.isdisjoint(s.run_id for s in camp.specs)
+
+
+def test_job_tables_are_kept_in_the_records_and_agree_with_the_summary(tmp_path):
+    text = HEAD + "[pv-easy]\ntraces = ['synthetic:300:32:5']\nschedulers = ['EASY', 'PV-EASY']\njob_tables = true\n"
+    camp = config(text)
+    assert all(s.outputs == [jobtables.FIELD] for s in camp.specs)
+    assert {s.run_id for s in camp.specs}.isdisjoint(s.run_id for s in config(text.replace("job_tables = true",
+                                                                                          "")).specs)
+    outcome = run_campaign(camp, tmp_path, workers=1, progress=False)
+    assert not outcome.failures
+    runs = read(tmp_path, "runs.csv").set_index("strategy")
+    for spec in camp.specs:
+        jobs = jobtables.read(tmp_path, spec.run_id)
+        row = runs.loc[spec.labels["strategy"]]
+        assert list(jobs.columns) == ["job", "submit", "procs", "runtime", "start", "requeue", "kills",
+                                      "venture_step", "blocked", "blocked_one_pass", "blocked_at"]
+        assert len(jobs) == 300 and jobs["job"].is_monotonic_increasing
+        bsld = ((jobs["start"] + jobs["runtime"] - jobs["submit"]) / jobs["runtime"].clip(lower=10)).clip(lower=1)
+        assert bsld.mean() == pytest.approx(row["avg_bsld"], rel=1e-12)
+        assert jobs["blocked"].sum() == row["fair_blocked_jobs"]
+        assert jobs["blocked_one_pass"].sum() == row["fair_blocked_jobs_one_pass"]
+        assert jobs["blocked_at"].notna().sum() == row["fair_blocked_jobs"]
+        assert (jobs["blocked_at"].dropna() <= jobs.loc[jobs["blocked_at"].notna(), "start"]).all()
+        assert (jobs["kills"] > 0).sum() == row["restarted_jobs"]
+        since = jobs["start"] + jobs["runtime"] - jobs["requeue"]
+        assert ((since / jobs["runtime"].clip(lower=10)).clip(lower=1)).mean() == \
+            pytest.approx(row["avg_bsld_from_requeue"], rel=1e-12)
+    pv = jobtables.read(tmp_path, camp.specs[1].run_id)
+    assert set(pv["venture_step"]) == {"none", "predicted", "fill"} and (pv["requeue"] > pv["submit"]).any()
+    assert set(jobtables.read(tmp_path, camp.specs[0].run_id)["venture_step"]) == {"none"}  # EASY tags nothing
+    starts = read(tmp_path, "starts.csv")
+    pv_starts = starts[starts["strategy"] == "PV-EASY"].set_index("venture_step")
+    assert pv_starts["killed"].sum() == runs.loc["PV-EASY", "killed_runs"]
+    assert pv_starts["runs"].sum() == 300 + runs.loc["PV-EASY", "killed_runs"]
+    assert jobtables.read(tmp_path, "0" * 16) is None
 
 
 @pytest.mark.parametrize("name", ["pv_easy_study", "pv_easy_fairness", "pv_easy_prediction", "pv_easy_virtual"])

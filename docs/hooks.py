@@ -1,0 +1,365 @@
+"""MkDocs hooks: the reference pages that come from the code, and the reports the site includes.
+
+A page names what the hook puts in with an HTML comment on a line of its own:
+
+``<!-- generated: NAME -->``
+    replaced by text the code produces: ``options`` (the option table,
+    ``bftune.schedulers.options.markdown_table``), ``cli`` (every sub-command's ``--help``, from the
+    argparse parsers of ``experiments/cli.py``), ``policies`` (what ``bftune policies`` prints),
+    ``layers`` (the layers and their allowed imports, read from ``tests/test_imports.py``), ``api``
+    (the mkdocstrings directive for ``bftune.api``).
+``<!-- include: PATH -->``
+    replaced by the repository file PATH (a study's ``REPRODUCTION.md``, ``CHANGELOG.md``): the site
+    shows the file itself, never a copy.  Its relative links are rewritten for the page: to a page of
+    the site when they point at one (or at a file a page includes), to the path in code font when they
+    point at another file of the repository; a link to nothing stops the build.
+``<!-- checked: NAME -->``
+    the markdown table that follows is hand-written (its words are the docs'), and its first column
+    must name exactly what the code produces: ``summary-fields`` (every field of summary.json, found
+    by running small simulations), ``out-jobs-columns``, ``files-local``, ``files-batsim``,
+    ``files-compare`` (the files of a result directory, from the runners' own lists).  A field the
+    code adds without a row, or a row for a field that is gone, stops the build.
+
+Why hooks rather than a plugin: they need nothing installed beyond MkDocs, and they read the code that
+the rest of the site documents.  ``tests/docs/test_site.py`` builds the site in strict mode.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import contextlib
+import io
+import os
+import posixpath
+import re
+import shutil
+import tempfile
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from mkdocs.exceptions import PluginError
+from mkdocs.plugins import event_priority
+
+ROOT = Path(__file__).resolve().parent.parent
+DOCS = ROOT / "docs"
+MARKER = re.compile(r"^<!-- (generated|include|checked): (\S+) -->[ \t]*$", re.MULTILINE)
+LINK = re.compile(r"(?<!!)\[([^\]]*)\]\(([^)\s]+)\)")
+#: Width of the --help texts (argparse reads COLUMNS): the page must not depend on the terminal.
+HELP_WIDTH = "100"
+
+_api_paths: list[str] = []
+
+
+# --- events -------------------------------------------------------------------------------------
+
+
+@event_priority(100)  # before mkdocstrings reads its handlers' configuration
+def on_config(config):
+    """Let mkdocstrings find the package: the repository root *is* ``bftune``, under another name.
+
+    Griffe looks for a folder called ``bftune``; a temporary folder holding a link of that name to the
+    repository root gives it one, whatever the checkout is called and however bftune is installed.
+    """
+    if not _api_paths:
+        folder = tempfile.mkdtemp(prefix="bftune-docs-")
+        os.symlink(ROOT, os.path.join(folder, "bftune"))
+        _api_paths.append(folder)
+    plugin = config.plugins.get("mkdocstrings")
+    if plugin is not None:
+        python = plugin.config.handlers.setdefault("python", {})
+        python["paths"] = [*python.get("paths", []), *_api_paths]
+    return config
+
+
+def on_shutdown() -> None:
+    for folder in _api_paths:
+        shutil.rmtree(folder, ignore_errors=True)
+    _api_paths.clear()
+
+
+def on_page_markdown(markdown: str, page, config, files) -> str:
+    """Replace every marker of the page (see the module's docstring)."""
+    page_path = page.file.src_uri
+
+    def replace(match: re.Match[str]) -> str:
+        kind, name = match.group(1), match.group(2)
+        if kind == "generated":
+            if name not in GENERATED:
+                raise PluginError(f"{page_path}: no generated text called {name!r} (known: {', '.join(GENERATED)})")
+            return GENERATED[name]()
+        if kind == "include":
+            return include(name, page_path)
+        return match.group(0)  # checked: below, on the whole page
+
+    markdown = MARKER.sub(replace, markdown)
+    for match in MARKER.finditer(markdown):
+        if match.group(1) == "checked":
+            check_table(markdown, match, page_path)
+    return markdown
+
+
+# --- generated text -----------------------------------------------------------------------------
+
+
+def options_table() -> str:
+    from bftune.schedulers.options import markdown_table
+
+    return markdown_table()
+
+
+def subcommands() -> dict[str, argparse.ArgumentParser]:
+    from bftune.experiments.cli import build_parser
+
+    parser = build_parser()
+    for action in parser._actions:  # argparse keeps its sub-parsers in this one action
+        if isinstance(action, argparse._SubParsersAction):
+            return {"": parser, **action.choices}
+    raise PluginError("experiments/cli.py's parser has no sub-commands")
+
+
+def cli_help() -> str:
+    previous = os.environ.get("COLUMNS")
+    os.environ["COLUMNS"] = HELP_WIDTH
+    try:
+        parts = []
+        for name, parser in subcommands().items():
+            title = f"bftune {name}" if name else "bftune"
+            parts.append(f"### `{title}`\n\n```text\n{parser.format_help().rstrip()}\n```\n")
+        return "\n".join(parts)
+    finally:
+        if previous is None:
+            del os.environ["COLUMNS"]
+        else:
+            os.environ["COLUMNS"] = previous
+
+
+def policies_text() -> str:
+    from bftune.experiments.cli import cmd_policies
+
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        cmd_policies(argparse.Namespace())
+    return f"```text\n{out.getvalue().rstrip()}\n```"
+
+
+def layers_text() -> str:
+    """The layers and their arrows as ``tests/test_imports.py`` holds them (read, not imported)."""
+    tree = ast.parse((ROOT / "tests" / "test_imports.py").read_text())
+    values: dict[str, Any] = {}
+    for node in tree.body:
+        target: ast.expr
+        value: ast.expr | None
+        if isinstance(node, ast.AnnAssign):
+            target, value = node.target, node.value
+        elif isinstance(node, ast.Assign):
+            target, value = node.targets[0], node.value
+        else:
+            continue
+        if isinstance(target, ast.Name) and target.id in ("LAYERS", "ALLOWED") and value is not None:
+            # evaluated, not imported (the test module needs pytest and the tests' helpers): the two
+            # tables are plain expressions of literals, comprehensions and set()
+            code = compile(ast.Expression(value), "tests/test_imports.py", "eval")
+            values[target.id] = eval(code, {"__builtins__": {"set": set}})  # noqa: S307 - the repository's own file
+    if set(values) != {"LAYERS", "ALLOWED"}:
+        raise PluginError("tests/test_imports.py no longer defines LAYERS and ALLOWED as literals")
+    modules: dict[str, list[str]] = {}
+    for prefix, layer in values["LAYERS"].items():
+        modules.setdefault(layer, []).append(prefix)
+    rows = ["| layer | modules | may import |", "|---|---|---|"]
+    for layer, allowed in values["ALLOWED"].items():
+        mods = ", ".join(f"`{m}`" for m in modules.get(layer, []))
+        rows.append(f"| {layer} | {mods} | {', '.join(sorted(allowed)) or 'no other layer'} |")
+    return "\n".join(rows)
+
+
+def api_text() -> str:
+    """The Python API page's body: mkdocstrings renders ``bftune.api`` from its docstrings."""
+    return "::: bftune.api"
+
+
+GENERATED = {
+    "options": options_table,
+    "cli": cli_help,
+    "policies": policies_text,
+    "layers": layers_text,
+    "api": api_text,
+}
+
+
+# --- included files -----------------------------------------------------------------------------
+
+
+@cache
+def included_files() -> dict[str, str]:
+    """Repository path of every included file -> the docs page that includes it."""
+    out = {}
+    for page in sorted(DOCS.rglob("*.md")):
+        for match in MARKER.finditer(page.read_text()):
+            if match.group(1) == "include":
+                out[match.group(2)] = page.relative_to(DOCS).as_posix()
+    return out
+
+
+def include(path: str, page_path: str) -> str:
+    source = ROOT / path
+    if not source.is_file():
+        raise PluginError(f"{page_path}: included file {path} does not exist")
+    text = source.read_text()
+    base = posixpath.dirname(path)
+
+    def relink(match: re.Match[str]) -> str:
+        label, target = match.group(1), match.group(2)
+        if re.match(r"^[a-z][a-z0-9+.-]*:", target) or target.startswith(("#", "/")):
+            return match.group(0)  # a web address or an anchor of the same page
+        file_part, _, anchor = target.partition("#")
+        repo_path = posixpath.normpath(posixpath.join(base, file_part))
+        page = None
+        if repo_path.startswith("docs/"):
+            page = repo_path[len("docs/"):]
+        elif repo_path in included_files():
+            page = included_files()[repo_path]
+        if page is not None:
+            if not (DOCS / page).is_file():
+                raise PluginError(f"{path} (in {page_path}) links to {target}: no such page")
+            rel = posixpath.relpath(page, posixpath.dirname(page_path))
+            return f"[{label}]({rel}{'#' + anchor if anchor else ''})"
+        if (ROOT / repo_path).exists():
+            return label if label.strip("`") == repo_path else f"{label} (`{repo_path}`)"
+        raise PluginError(f"{path} (in {page_path}) links to {target}, which does not exist")
+
+    return LINK.sub(relink, text)
+
+
+# --- checked tables -----------------------------------------------------------------------------
+
+
+def check_table(markdown: str, match: re.Match[str], page_path: str) -> None:
+    name = match.group(2)
+    if name not in CHECKED:
+        raise PluginError(f"{page_path}: no checked table called {name!r} (known: {', '.join(CHECKED)})")
+    rows = _table_after(markdown, match.end())
+    if not rows:
+        raise PluginError(f"{page_path}: the marker 'checked: {name}' is not followed by a table")
+    documented = {}
+    for cells in rows:
+        names = re.findall(r"`([^`]+)`", cells[0])
+        if not names:
+            raise PluginError(f"{page_path}: a row of the {name} table names nothing in code font: {cells[0]!r}")
+        for field in names:
+            documented[field] = " ".join(cells[1:])
+    CHECKED[name](documented, page_path)
+
+
+def _table_after(markdown: str, start: int) -> list[list[str]]:
+    lines = markdown[start:].lstrip("\n").splitlines()
+    rows = []
+    for line in lines:
+        if not line.startswith("|"):
+            break
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if set("".join(cells)) <= set("-: "):
+            continue  # the separator line
+        rows.append(cells)
+    return rows[1:]  # without the header
+
+
+def _same(documented: set[str], produced: set[str], what: str, page_path: str) -> None:
+    missing, stale = sorted(produced - documented), sorted(documented - produced)
+    if missing or stale:
+        raise PluginError(f"{page_path}: the {what} table is out of date: "
+                          f"undocumented {missing or 'none'}; documented but not produced {stale or 'none'}")
+
+
+def check_out_jobs_columns(documented: dict[str, str], page_path: str) -> None:
+    from bftune.experiments.outjobs import COLUMNS
+
+    _same(set(documented), set(COLUMNS), "out_jobs.csv columns", page_path)
+
+
+def _check_files(constant: str, module: str):
+    def check(documented: dict[str, str], page_path: str) -> None:
+        import importlib
+
+        from bftune.files import MARKER as RESULT_MARKER
+
+        files = set(getattr(importlib.import_module(module), constant)) | {RESULT_MARKER}
+        _same(set(documented), files, f"{constant} files", page_path)
+
+    return check
+
+
+#: summary.json fields the local simulations below cannot produce: those of a Batsim run (checked in
+#: the source of experiments/batsim_run.py instead).
+BATSIM_ONLY = ("scheduler_seconds", "scheduler_share", "batsim", "warnings")
+
+
+@cache
+def produced_summary_fields() -> frozenset[str]:
+    """Every field path (``a.b``; ``a[].b`` inside lists) of summary.json over a few small simulations.
+
+    The configurations cover every section a run can add: plain EASY, a selector of each family,
+    the classifier, PV-EASY with a predictor and the fairness monitor, a virtual predictor, kills.
+    """
+    from bftune.experiments.local_run import run_local
+    from bftune.schedulers.config import SchedulerConfig
+    from bftune.workloads.synthetic import generate
+
+    trace = generate(900, 16, 1)  # 16 processors: a few weeks, so that the classifier retrains
+    configs: tuple[dict[str, Any], ...] = ({}, {"selector": "full", "period": "1d"}, {"selector": "noisy", "period": "1d"},
+               {"selector": "bandit", "period": "1d"}, {"selector": "random", "period": "1d"},
+               {"classifier": "rf", "policy": "SAF"}, {"scheduler": "pv-easy", "predictor": "last", "fairness": True},
+               {"predictor": "virtual:0.2", "backfill_policy": "SPF"}, {"kill_after": "1h"})
+    fields: set[str] = set()
+    for options in configs:
+        summary, _ = run_local(trace, SchedulerConfig.from_options(options))
+        fields |= _paths(summary)
+    return frozenset(fields)
+
+
+def _paths(value, prefix: str = "") -> set[str]:
+    out: set[str] = set()
+    if isinstance(value, dict):
+        for key, item in value.items():
+            path = f"{prefix}.{key}" if prefix else str(key)
+            out.add(path)
+            out |= _paths(item, path)
+    elif isinstance(value, list):
+        for item in value:
+            if isinstance(item, dict):
+                out |= _paths(item, prefix + "[]")
+    return out
+
+
+#: Sections whose keys are names from elsewhere (option names, cleaning rules, policy names): the
+#: section's row says where they come from, and their keys are not listed one by one.
+OPEN_SECTIONS = ("config", "cleaning", "periods[].costs", "periods[].previous.simulated_waits",
+                 "classification.weeks[].importances")
+
+
+def check_summary_fields(documented: dict[str, str], page_path: str) -> None:
+    """Rows for the fields of depth 1 and 2; deeper fields are named in their nearest documented parent's row."""
+    produced = {f for f in produced_summary_fields() if not any(f.startswith(s + ".") for s in OPEN_SECTIONS)}
+    shallow = {f for f in produced if f.replace("[]", "").count(".") <= 1}
+    batsim_source = (ROOT / "experiments" / "batsim_run.py").read_text()
+    for field in BATSIM_ONLY:
+        if f'"{field}"' not in batsim_source:
+            raise PluginError(f"{page_path}: summary.json's {field!r} is no longer written by experiments/batsim_run.py")
+    _same(set(documented), shallow | set(BATSIM_ONLY), "summary.json fields", page_path)
+    for field in sorted(produced - shallow):
+        parent = field
+        while parent not in documented:
+            parent = re.sub(r"(\[\])?\.[^.]+$|\[\]$", "", parent)
+        leaf = re.split(r"[.\[\]]+", field.rstrip("[]"))[-1]
+        if f"`{leaf}`" not in documented[parent]:
+            raise PluginError(f"{page_path}: summary.json's {field} is not named (`{leaf}`) in the row of {parent}")
+
+
+CHECKED = {
+    "summary-fields": check_summary_fields,
+    "out-jobs-columns": check_out_jobs_columns,
+    "files-local": _check_files("LOCAL_RESULT", "bftune.experiments.local_run"),
+    "files-batsim": _check_files("BATSIM_RESULT", "bftune.experiments.batsim_run"),
+    "files-compare": _check_files("COMPARE_RESULT", "bftune.experiments.batsim_run"),
+}

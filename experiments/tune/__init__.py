@@ -1,0 +1,1 @@
+"""``bftune tune``: one command that tells a cluster admin how to set EASY for their machine."""

@@ -1,0 +1,198 @@
+"""From a finished race to what the outputs say: the ranking, the recommendation, its gain, interval and risks.
+
+Every figure here is computed from the stored weeks (``store.py``) by
+``bftune tune`` itself; re-running the same command recomputes them from the
+same rows.
+
+- **Ranking**: finalists first (by their mean training ratio), then the other
+  survivors, then the candidates dropped at later stages before those dropped
+  earlier (each group by its mean training ratio on the weeks it ran).
+- **Recommendation**: the best finalist on the *training* half (the testing
+  half judges it, it never chooses), if its training gain is positive; else
+  EASY-FCFS-FCFS itself ("keep EASY-FCFS").  Its expected gain is the mean
+  gain on the testing weeks, with a paired bootstrap interval (``stats.py``).
+- **Risk** against EASY-FCFS-FCFS on the testing weeks: the MaxWait ratio
+  (mean, interval, worst week) and the largest wait of all; fairness: the share
+  of jobs that wait at least an hour longer (same job, same week, both
+  schedules), and per user (users with at least 10 jobs) the mean wait ratio:
+  how many users wait more than 10 % and 10 minutes longer on average, and the
+  worst one.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+
+import numpy as np
+
+from bftune.experiments.campaign.specs import derive_seed
+from bftune.experiments.tune.candidates import Candidate
+from bftune.experiments.tune.engine import Race, eligible
+from bftune.experiments.tune.stats import RECOMMENDATION_RESAMPLES, bootstrap_ci, nanmean
+
+HOUR = 3600.0
+#: A user is judged for fairness with at least this many jobs in the testing weeks.
+USER_MIN_JOBS = 10
+#: A user is worse off when its mean wait grows by more than this share and this many seconds.
+USER_WORSE = (0.10, 600.0)
+
+
+def gain_of(mean_ratio: float) -> float:
+    return 1.0 - mean_ratio
+
+
+def _interval(values: np.ndarray, seed: int, resamples: int) -> tuple[float, float]:
+    low, high = bootstrap_ci(values, seed, resamples)
+    return gain_of(high), gain_of(low)  # a lower ratio is a higher gain
+
+
+def ranking(race: Race) -> list[dict]:
+    """One row per candidate (module docstring), best first."""
+    s = race.settings
+    rows = []
+    for index, c in enumerate(race.candidates):
+        weeks = race.train_weeks.get(c.key, 0)
+        status = race.status.get(c.key, {"state": "not run"})
+        row = {"label": c.label, "family": c.family, "key": c.key, "options": c.options, "warmup": c.warmup,
+               "state": status["state"], "train_weeks": weeks, "status": status, "order": index}
+        if weeks:
+            r = race.ratios("train", c, weeks, s.objective)
+            m = race.ratios("train", c, weeks, "max_wait")
+            row.update(train_ratio=nanmean(r), train_gain=gain_of(nanmean(r)),
+                       train_interval=_interval(r, derive_seed(s.seed, "tune-ci", c.key), 2_000),
+                       train_max_wait_ratio=nanmean(m), eligible=eligible(race, c.key))
+        if c.key in race.finalists:
+            row["finalist"] = True
+            row.update(test_figures(race, c))
+        rows.append(row)
+
+    def order(row: dict) -> tuple:
+        state = row["state"]
+        group = 0 if row.get("finalist") else 1 if state == "survived" else 2 if state == "dropped" else 3
+        stage = -row["status"].get("stage", 0)
+        mean = row.get("train_ratio", math.inf)
+        return group, stage, math.inf if math.isnan(mean) else mean, row["order"]
+
+    rows.sort(key=order)
+    for rank, row in enumerate(rows, start=1):
+        row["rank"] = rank
+    return rows
+
+
+def test_figures(race: Race, c: Candidate) -> dict:
+    """A finalist's testing-half figures: gain and its interval, MaxWait ratio and its interval, worst week."""
+    s = race.settings
+    n = race.test_weeks
+    r = race.ratios("test", c, n, s.objective)
+    m = race.ratios("test", c, n, "max_wait")
+    seed = derive_seed(s.seed, "tune-test-ci", c.key)
+    low, high = bootstrap_ci(m, seed, RECOMMENDATION_RESAMPLES)
+    finite = m[~np.isnan(m)]
+    return {"test_weeks": n, "test_ratio": nanmean(r), "test_gain": gain_of(nanmean(r)),
+            "test_interval": _interval(r, seed, RECOMMENDATION_RESAMPLES),
+            "test_max_wait_ratio": nanmean(m), "test_max_wait_interval": (low, high),
+            "test_worst_week_max_wait_ratio": float(finite.max()) if len(finite) else math.nan}
+
+
+def recommend(race: Race, rows: list[dict]) -> dict:
+    """The recommendation (module docstring) with its test figures, risks and why it was chosen."""
+    finalists = [row for row in rows if row.get("finalist")]
+    base = race.baselines[0]
+    if not finalists:
+        limit = race.settings.max_wait_increase
+        why = ("no candidate met the MaxWait limit" if limit is not None else "no candidate finished the race")
+        return {"candidate": base, "keep_baseline": True, "why": f"{why}: keep EASY-FCFS-FCFS", "row": None}
+    best = finalists[0]
+    c = race.by_key()[best["key"]]
+    if not best["train_gain"] > 0:
+        return {"candidate": base, "keep_baseline": True, "row": best,
+                "why": f"no candidate beat EASY-FCFS-FCFS on the training half (the best, {c.label}, gained "
+                       f"{100 * best['train_gain']:.1f} %): keep EASY-FCFS-FCFS"}
+    risk = {**max_wait_risk(race, c), **fairness(race, c)}
+    return {"candidate": c, "keep_baseline": False, "row": best, "risk": risk,
+            "why": f"the lowest mean {race.settings.objective} ratio to EASY-FCFS-FCFS on the training half among "
+                   f"the finalists{' within the MaxWait limit' if race.settings.max_wait_increase is not None else ''}"}
+
+
+def _jobs(race: Race, c: Candidate) -> tuple[list[list], list[list]]:
+    rows = [race.store.get("test", c.key, w) for w in range(race.test_weeks)]
+    return [r["waits"] for r in rows], [r["users"] for r in rows]
+
+
+def max_wait_risk(race: Race, c: Candidate) -> dict:
+    """The largest wait of all testing weeks, the recommendation's and the baseline's (seconds)."""
+    base = race.baselines[c.warmup]
+    ours = race.values("test", c, race.test_weeks, "max_wait")
+    theirs = race.values("test", base, race.test_weeks, "max_wait")
+    worse = np.sum(ours > theirs)
+    return {"largest_wait_s": float(np.nanmax(ours)), "baseline_largest_wait_s": float(np.nanmax(theirs)),
+            "weeks_max_wait_above_baseline": int(worse), "weeks": race.test_weeks}
+
+
+def fairness(race: Race, c: Candidate) -> dict:
+    """Job by job and user by user against the baseline on the same testing weeks (module docstring)."""
+    base = race.baselines[c.warmup]
+    ours, users = _jobs(race, c)
+    theirs, _ = _jobs(race, base)
+    a = np.array([w for week in ours for w in week], dtype=float)
+    b = np.array([w for week in theirs for w in week], dtype=float)
+    u = np.array([x for week in users for x in week])
+    if len(a) != len(b) or not len(a):
+        return {}
+    per_user: dict[int, list[float]] = defaultdict(_sums)
+    for user, x, y in zip(u.tolist(), a.tolist(), b.tolist()):
+        acc = per_user[user]
+        acc[0] += x
+        acc[1] += y
+        acc[2] += 1
+    judged = {user: acc for user, acc in per_user.items() if acc[2] >= USER_MIN_JOBS}
+    share, seconds = USER_WORSE
+    worse = []
+    for user, (x, y, n) in judged.items():
+        mx, my = x / n, y / n
+        if mx > my * (1 + share) and mx - my > seconds:
+            worse.append((mx / my if my > 0 else math.inf, mx - my, user, n))
+    worst = max(worse, default=None, key=_by_increase)
+    return {"jobs": int(len(a)), "jobs_waiting_1h_longer": float(np.mean(a >= b + HOUR)),
+            "jobs_waiting_1h_shorter": float(np.mean(a <= b - HOUR)),
+            "jobs_waiting_longer": float(np.mean(a > b)), "users_judged": len(judged),
+            "users_worse_off": len(worse),
+            "worst_user": None if worst is None else {"user": worst[2], "jobs": worst[3], "mean_wait_ratio": worst[0],
+                                                      "mean_wait_increase_s": worst[1]},
+            "mean_wait_s": float(a.mean()), "baseline_mean_wait_s": float(b.mean())}
+
+
+def _sums() -> list[float]:
+    """A user's summed waits (ours, the baseline's) and job count."""
+    return [0.0, 0.0, 0]
+
+
+def _by_increase(item: tuple) -> float:
+    return item[1]
+
+
+def waits(race: Race, c: Candidate) -> np.ndarray:
+    """Every job's wait over the testing weeks (for the CDF)."""
+    ours, _ = _jobs(race, c)
+    return np.array([w for week in ours for w in week], dtype=float)
+
+
+def reason_text(row: dict) -> str:
+    """Why a candidate is where it is, in words (the racing statistics written down)."""
+    st = row["status"]
+    if row.get("finalist"):
+        return "finalist: judged on the testing half"
+    state = st.get("state")
+    if state == "survived":
+        return f"survived {st.get('weeks')} weeks; not among the finalists" + (
+            "" if row.get("eligible", True) else " (over the MaxWait limit)")
+    if state == "failed":
+        return f"failed: {st.get('reason')}"
+    if state != "dropped":
+        return state or ""
+    where = f"at stage {st['stage']} ({st['weeks']} weeks)"
+    if st["reason"] == "budget":
+        return f"dropped by the budget {where}: ranked {st['rank']} of {st['of']} by mean ratio (successive halving)"
+    what = "worse than the leader" if st["reason"] == "worse" else "MaxWait ratio above the limit"
+    return f"dropped {where}: {what} (one-sided paired t-test p = {st['p']:.2g} < {st['level']:.2g})"

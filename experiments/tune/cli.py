@@ -1,0 +1,143 @@
+"""The ``bftune tune`` sub-command's parser and entry; the work is in ``engine.py`` (imported when it runs).
+
+The parser is built for every ``bftune`` command, so this module imports
+nothing heavy.  Exit status: 0 a recommendation was made; 2 bad input (a
+trace, an option, a budget too small to judge anything, a locked
+directory), one line; 130/143 interrupted (every simulated week is kept:
+the same command resumes).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from bftune.experiments.campaign.limits import default_workers
+
+DEFAULT_BUDGET = "10m"
+DEFAULT_WEEKS = 250
+DEFAULT_FINALISTS = 3
+
+
+def add_tune_parser(subparsers, workload: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    """Register ``tune``; ``workload`` is the workload options' parent parser (--trace, --procs, ...)."""
+    from bftune.experiments.tune.candidates import STUDY_POLICIES  # light: the option table is loaded anyway
+
+    p = subparsers.add_parser(
+        "tune", parents=[workload],
+        help="tell an admin how to set EASY for their machine, from their own trace or Slurm accounting",
+        description="Choose an EASY configuration for a machine from its own workload (an SWF trace or a Slurm "
+                    "sacct --parsable2 dump): per-user weekly resampling of each half of the trace, candidates raced on the "
+                    "training half (clearly worse ones dropped early), the best judged on the testing half against "
+                    "EASY-FCFS-FCFS. Writes the recommendation in every form bftune accepts and a self-contained "
+                    "report.html. Resumable: every simulated week is stored in --out.")
+    g = p.add_argument_group("tuning")
+    g.add_argument("--objective", default="avg_wait",
+                   help="what to minimise: avg_wait (default), avg_bsld, mwbs or max_wait")
+    g.add_argument("--max-wait-increase", metavar="X%", default=None,
+                   help="only recommend configurations whose mean MaxWait ratio to EASY-FCFS on the training half "
+                        "is at most 1 + X (10%% or 0.1; default: no limit, the threshold bounds waits)")
+    g.add_argument("--budget", default=DEFAULT_BUDGET,
+                   help=f"wall-clock time for the simulations (default {DEFAULT_BUDGET}; 30s, 2h...): how many "
+                        "resampled weeks and candidates to run")
+    g.add_argument("--candidates", default="pairs",
+                   help="families of candidates, comma-separated: pairs (EASY-Pr-Pb with thresholds, default), "
+                        "selectors, pv-easy, classifier, or all")
+    g.add_argument("--policies", default=",".join(STUDY_POLICIES),
+                   help="the orders of the pairs (default study 000's seven: " + ",".join(STUDY_POLICIES) + ")")
+    g.add_argument("--thresholds", default="20h", help="waiting-time thresholds of the pairs (default 20h; none, 40h...)")
+    g.add_argument("--weeks", default=DEFAULT_WEEKS,
+                   help=f"at most this many resampled weeks per half (default {DEFAULT_WEEKS}, study 000's)")
+    g.add_argument("--finalists", default=DEFAULT_FINALISTS, type=int,
+                   help=f"candidates judged on the testing half (default {DEFAULT_FINALISTS})")
+    g.add_argument("--tau", default=None, help="bounded-slowdown constant tau in seconds (default 10)")
+    g.add_argument("--out", required=True, help="output directory (stored weeks, outputs; reused by a re-run)")
+    g.add_argument("--dask", metavar="ADDRESS", help="run the simulations on this Dask scheduler")
+    g.add_argument("--workers", type=int, metavar="N",
+                   help=f"local worker processes (default {default_workers()}; 1 = inline)")
+    g.add_argument("--no-progress", action="store_true", help="no progress line on stderr")
+    p.set_defaults(func=cmd_tune)
+    return p
+
+
+def cmd_tune(args: argparse.Namespace) -> int:
+    from bftune.experiments.campaign.specs import CampaignError
+    from bftune.experiments.tune.budget import BudgetError
+    from bftune.experiments.tune.engine import TuneError, run
+    from bftune.experiments.tune.outputs import summary_text, write_all
+
+    try:
+        settings = settings_from_args(args)
+        race = run(settings)
+        rows, rec, record = write_all(race)
+    except (TuneError, BudgetError, CampaignError) as exc:
+        print(f"bftune: error: {exc}", file=sys.stderr)
+        return 2
+    print(summary_text(race, rows, rec, record))
+    return 0
+
+
+def parse_share(text: str | None) -> float | None:
+    """``--max-wait-increase``: ``10%``, ``0.1`` or ``none``."""
+    from bftune.experiments.tune.engine import TuneError
+
+    if text is None or text.strip().lower() in ("none", "inf"):
+        return None
+    raw = text.strip()
+    try:
+        value = float(raw[:-1]) / 100 if raw.endswith("%") else float(raw)
+    except ValueError:
+        raise TuneError(f"--max-wait-increase: {text!r} is not a share (10%, 0.1 or none)") from None
+    if not 0 <= value < 100:
+        raise TuneError(f"--max-wait-increase: {text!r} must be at least 0 %")
+    return value
+
+
+def settings_from_args(args: argparse.Namespace):
+    """The checked settings of a tune run (every problem one line, before any work)."""
+    from bftune.experiments.campaign.workloads import trace_label
+    from bftune.experiments.tune import candidates as cand
+    from bftune.experiments.tune.engine import Settings, TuneError
+    from bftune.experiments.tune.weeks import OBJECTIVES, Source
+    from bftune.schedulers.core.durations import parse_duration
+    from bftune.workloads.slurm import check_timezone, dump_name, is_slurm_dump
+
+    if args.objective not in OBJECTIVES:
+        raise TuneError(f"--objective {args.objective!r}: not an objective; choose among "
+                        + ", ".join(f"{k} ({v})" for k, v in OBJECTIVES.items()))
+    budget = parse_duration(args.budget, "--budget", allow_infinite=False)
+    if budget <= 0:
+        raise TuneError("--budget must be positive (30s, 10m, 2h)")
+    if args.finalists < 1:
+        raise TuneError("--finalists must be at least 1")
+    tau = parse_duration(args.tau or "10", "--tau", allow_infinite=False)
+    if tau <= 0:
+        raise TuneError("--tau must be positive")
+    if args.synthetic is not None:
+        procs = 256 if args.procs is None else args.procs
+        source = Source(f"synthetic:{args.synthetic}:{procs}:{args.seed}")
+        name = f"synthetic-{args.synthetic}-{procs}"
+    elif args.trace:
+        path = Path(args.trace).expanduser()
+        if not path.is_file():
+            raise TuneError(f"{args.trace}: no such file")
+        if path.suffix == ".json":
+            raise TuneError(f"{args.trace}: tune reads SWF traces and Slurm dumps (a Batsim workload has no users "
+                            "to resample by week)")
+        slurm = is_slurm_dump(path)
+        if args.timezone is not None:
+            if not slurm:
+                raise TuneError(f"--timezone: only for Slurm accounting dumps ({args.trace} is not one)")
+            check_timezone(args.timezone)
+        source = Source(args.trace, str(path.resolve()), args.procs, args.walltime_from_runtime, args.lenient,
+                        args.cleaning or "spec", args.timezone)
+        name = dump_name(path) if slurm else trace_label(path.name)
+    else:
+        raise TuneError("give a workload: --trace FILE (SWF or a Slurm sacct dump) or --synthetic N")
+    return Settings(source=source, name=name, objective=args.objective,
+                    max_wait_increase=parse_share(args.max_wait_increase), budget_s=budget,
+                    families=cand.parse_families(args.candidates), policies=cand.parse_policies(args.policies),
+                    thresholds=cand.parse_thresholds(args.thresholds), max_weeks=args.weeks,
+                    finalists=args.finalists, seed=args.seed, tau=tau, out=Path(args.out), workers=args.workers,
+                    dask=args.dask, progress=not args.no_progress)

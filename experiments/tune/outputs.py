@@ -1,0 +1,177 @@
+"""What ``bftune tune`` writes in ``--out DIR`` (besides the stored weeks), and what it prints.
+
+=========================  =====================================================================
+``recommendation.json``    the configuration (option-table names), the objective, the expected gain
+                           on the testing half and its interval, the risks, the data it was computed
+                           on (trace, its hash, cleaning, halves, seeds), the budget and the command
+``simulate_flags.txt``     ``bftune simulate`` with the configuration's flags
+``pybatsim_options.json``  pybatsim's ``-o`` JSON
+``campaign.toml``          a campaign that judges it again (``forms.py``)
+``ranking.csv``            every candidate: rank, state, weeks, training and testing figures
+``weeks.csv``              every stored week the run used: candidate, half, week, metrics, ratios
+``report.html``            the self-contained report (``report.py``)
+=========================  =====================================================================
+
+Each file is written atomically; JSON follows the project's one rule (NaN is
+null, infinity ``"inf"``).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from pathlib import Path
+
+from bftune import __version__
+from bftune.experiments.results import jsonable, write_json
+from bftune.experiments.tune import analysis, forms
+from bftune.experiments.tune.budget import _fmt
+from bftune.experiments.tune.candidates import normalised
+from bftune.experiments.tune.engine import Race
+from bftune.experiments.tune.stats import ALPHA, LEVEL, RECOMMENDATION_RESAMPLES
+from bftune.experiments.tune.weeks import METRICS, OBJECTIVES
+from bftune.files import atomic_write_text
+
+FILES = ("recommendation.json", "simulate_flags.txt", "pybatsim_options.json", "campaign.toml", "ranking.csv",
+         "weeks.csv", "report.html")
+
+
+def recommendation_record(race: Race, rows: list[dict], rec: dict) -> dict:
+    s = race.settings
+    c = rec["candidate"]
+    row = rec.get("row") or {}
+    figures = {} if rec["keep_baseline"] else {
+        "gain": row.get("test_gain"), "interval": list(row.get("test_interval", ())),
+        "interval_method": f"paired percentile bootstrap over the testing weeks ({RECOMMENDATION_RESAMPLES:,} "
+                           f"resamples of whole weeks, {LEVEL:.0%})",
+        "confidence": LEVEL, "testing_weeks": race.test_weeks, "training_weeks": row.get("train_weeks"),
+        "training_gain": row.get("train_gain"), "training_interval": list(row.get("train_interval", ())),
+        "risk": {"max_wait_ratio": row.get("test_max_wait_ratio"),
+                 "max_wait_ratio_interval": list(row.get("test_max_wait_interval", ())),
+                 "worst_week_max_wait_ratio": row.get("test_worst_week_max_wait_ratio"), **rec.get("risk", {})}}
+    data = dict(race.data)
+    data.pop("read_s", None)
+    return {
+        "configuration": normalised(c.options), "label": c.label, "family": c.family, "requires": c.requires,
+        "keep_easy_fcfs": rec["keep_baseline"], "why": rec["why"],
+        "objective": s.objective, "objective_meaning": OBJECTIVES[s.objective],
+        "gain_definition": f"1 - mean over weeks of {s.objective}(configuration) / {s.objective}(EASY-FCFS-FCFS) "
+                           "on the same resampled week",
+        **figures,
+        "baseline": {"label": "EASY-FCFS-FCFS", "configuration": normalised(race.baselines[0].options)},
+        "max_wait_increase_limit": s.max_wait_increase,
+        "data": {**data, "seed": s.seed, "tau": s.tau, "resampling": "per-user weekly resampling of each half "
+                 "(SPEC 1), seeds derive_seed(seed, 'offline', half): the offline campaign's weeks"},
+        "search": {"candidates": len(race.candidates), "families": list(dict.fromkeys(x.family for x in race.candidates)),
+                   "policies": list(s.policies), "thresholds": list(s.thresholds), "finalists": len(race.finalists),
+                   "racing_alpha": ALPHA},
+        "budget": {"budget_s": s.budget_s, "estimate_s": race.plan.estimate_s, "weeks_per_half": race.plan.weeks,
+                   "stages": race.plan.stages, "halving": race.plan.halving, **race.timings},
+        "forms": {"simulate": forms.simulate_command(s, c), "pybatsim": forms.pybatsim_command(c)},
+        "command": forms.tune_command(s), "bftune_version": __version__,
+    }
+
+
+def ranking_csv(rows: list[dict]) -> str:
+    columns = ["rank", "label", "family", "state", "reason", "train_weeks", "train_gain", "train_gain_low",
+               "train_gain_high", "train_max_wait_ratio", "eligible", "test_weeks", "test_gain", "test_gain_low",
+               "test_gain_high", "test_max_wait_ratio", "options"]
+    buf = io.StringIO()
+    writer = csv.writer(buf, lineterminator="\n")
+    writer.writerow(columns)
+    for row in rows:
+        train = row.get("train_interval", (None, None))
+        test = row.get("test_interval", (None, None))
+        values = {**row, "reason": analysis.reason_text(row), "train_gain_low": train[0], "train_gain_high": train[1],
+                  "test_gain_low": test[0], "test_gain_high": test[1],
+                  "options": json.dumps(normalised(row["options"]))}
+        writer.writerow([_cell(values.get(k)) for k in columns])
+    return buf.getvalue()
+
+
+def _cell(value) -> str:
+    value = jsonable(value)
+    if value is None:
+        return ""
+    if isinstance(value, float):
+        return f"{value:.10g}"
+    return str(value)
+
+
+def weeks_csv(race: Race) -> str:
+    """Every week the run used (candidates as far as they ran, the baselines), with the ratios it judged."""
+    s = race.settings
+    buf = io.StringIO()
+    writer = csv.writer(buf, lineterminator="\n")
+    writer.writerow(["half", "candidate", "family", "week", "jobs", *METRICS, f"ratio_{s.objective}",
+                     "ratio_max_wait"])
+    plan = [("train", c, race.train_weeks.get(c.key, 0)) for c in race.candidates]
+    longest = max([w for _, _, w in plan], default=0)
+    plan += [("train", b, longest) for b in race.baselines.values()]
+    finalists = [race.by_key()[k] for k in race.finalists]
+    tested = {c.warmup for c in finalists} | {0}
+    plan += [("test", c, race.test_weeks) for c in finalists]
+    plan += [("test", race.baselines[w], race.test_weeks) for w in sorted(tested)]
+    for split, c, weeks in plan:
+        if not weeks:
+            continue
+        r = race.ratios(split, c, weeks, s.objective)
+        m = race.ratios(split, c, weeks, "max_wait")
+        for w in range(weeks):
+            row = race.store.get(split, c.key, w)
+            writer.writerow([split, c.label, c.family, w, row["jobs"], *(_cell(row[k]) for k in METRICS),
+                             _cell(float(r[w])), _cell(float(m[w]))])
+    return buf.getvalue()
+
+
+def write_all(race: Race) -> tuple[list[dict], dict, dict]:
+    """Every output file; returns the ranking, the recommendation and its record."""
+    from bftune.experiments.tune.report import html_report  # matplotlib: imported when the report is made
+
+    out = Path(race.settings.out)
+    rows = analysis.ranking(race)
+    rec = analysis.recommend(race, rows)
+    record = recommendation_record(race, rows, rec)
+    c = rec["candidate"]
+    write_json(out / "recommendation.json", record)
+    atomic_write_text(out / "simulate_flags.txt", forms.simulate_command(race.settings, c) + "\n")
+    write_json(out / "pybatsim_options.json", forms.pybatsim_options(c))
+    atomic_write_text(out / "campaign.toml", forms.campaign_toml(race.settings, c, max(race.test_weeks, 1)))
+    atomic_write_text(out / "ranking.csv", ranking_csv(rows))
+    atomic_write_text(out / "weeks.csv", weeks_csv(race))
+    atomic_write_text(out / "report.html", html_report(race, rows, rec, record))
+    return rows, rec, record
+
+
+def summary_text(race: Race, rows: list[dict], rec: dict, record: dict) -> str:
+    """What the command prints: the recommendation, its gain and risks, the top of the ranking, the files."""
+    s = race.settings
+    c = rec["candidate"]
+    lines = [f"recommendation: {c.label}  ({rec['why']})"]
+    if not rec["keep_baseline"]:
+        lo, hi = record["interval"]
+        risk = record["risk"]
+        lines.append(f"  expected {s.objective} gain on the testing half: {100 * record['gain']:.1f} % "
+                     f"[{100 * lo:.1f}, {100 * hi:.1f}] ({LEVEL:.0%} paired bootstrap over {race.test_weeks} weeks)")
+        lines.append(f"  MaxWait vs EASY-FCFS: mean ratio {risk['max_wait_ratio']:.2f}, largest wait "
+                     f"{risk.get('largest_wait_s', float('nan')) / 3600:.1f} h (EASY-FCFS "
+                     f"{risk.get('baseline_largest_wait_s', float('nan')) / 3600:.1f} h)")
+        if "jobs_waiting_1h_longer" in risk:
+            lines.append(f"  fairness: {100 * risk['jobs_waiting_1h_longer']:.1f} % of jobs wait 1 h longer "
+                         f"({100 * risk['jobs_waiting_1h_shorter']:.1f} % 1 h shorter); "
+                         f"{risk['users_worse_off']} of {risk['users_judged']} users wait longer on average")
+    lines.append(f"  requires: {c.requires}")
+    lines.append(f"  bftune simulate: {record['forms']['simulate']}")
+    lines.append(f"  pybatsim -o:     {json.dumps(record['configuration'])}")
+    lines.append("ranking (training half; finalists also on the testing half):")
+    for row in rows[:8]:
+        test = f", test {100 * row['test_gain']:+.1f} %" if row.get("finalist") else ""
+        train = f"{100 * row['train_gain']:+.1f} %" if "train_gain" in row else "-"
+        lines.append(f"  {row['rank']:>3}. {row['label']:<34} train {train} over {row['train_weeks']} weeks{test}")
+    t = race.timings
+    lines.append(f"budget {_fmt(s.budget_s)}: {t.get('weeks_simulated', 0)} candidate-weeks simulated, "
+                 f"{t.get('weeks_reused', 0)} reused, in {t.get('wall_s', 0):.0f} s (estimated "
+                 f"{race.plan.estimate_s:.0f} s)")
+    lines.append(f"wrote {', '.join(FILES)} in {s.out}")
+    return "\n".join(lines)
