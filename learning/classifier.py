@@ -66,6 +66,17 @@ the last retraining.
   ``RandomForestClassifier(n_estimators, random_state=seed, n_jobs=1,
   max_depth, min_samples_leaf, max_samples)``, bagged by us for speed).
 
+**Options of the learning** (each default is the rule above): ``relabel =
+"last-week-median"`` gives the forest, at each retraining, every training
+job's label against the median runtime of the jobs finished in the week
+that just ended (a week without finished jobs brings no new label, so the
+model is kept), instead of each job's label against the divider at its
+classification; the labels of the metrics and of the category histories
+stay the jobs' own.  ``categorical`` makes some features factors
+(:mod:`bftune.learning.categorical`); ``aggregate_classes = "predicted"``
+makes the aggregate features count the classes predicted at submission
+(:mod:`bftune.learning.features`).
+
 **Prediction**: small iff P(small) >= 0.5 (a tie goes to *small*, whereas
 scikit-learn's ``predict`` would give the first class, large).  P(small) is
 scikit-learn's ``predict_proba`` (mean over trees of the leaf's class share),
@@ -124,9 +135,15 @@ from typing import Any
 
 import numpy as np
 
-from bftune.learning.features import FEATURE_MODES, FEATURE_NAMES, N_FEATURES, Calendar, FeatureExtractor
+from bftune.learning.categorical import LevelShares, categorical_columns
+from bftune.learning.features import (AGGREGATE_CLASSES, FEATURE_MODES, FEATURE_NAMES, N_FEATURES, Calendar,
+                                      FeatureExtractor)
 from bftune.learning.forest import CompiledForest, fit_forest, forest_importances
+from bftune.learning.learners import RELABEL_MODES
 from bftune.learning.median import RollingMedian
+from bftune.learning.quality import confusion_metrics, error_runtimes
+
+__all__ = ["RuntimeClassifier", "confusion_metrics"]
 
 WEEK = 604800.0
 
@@ -139,35 +156,6 @@ DEFAULT_MIN_SAMPLES_LEAF = 5
 _TIME_EPS = 1e-6
 _NOT_FINISHED = -2  # job states (labels are 0 = large, 1 = small)
 _UNLABELLED = -1
-
-
-def confusion_metrics(tp: int, fp: int, tn: int, fn: int) -> dict:
-    """SPEC section 3 classifier metrics of one confusion matrix ("small" = positive).
-
-    Ratios with a zero denominator are ``None``.
-    """
-
-    def ratio(a: int, b: int):
-        return a / b if b else None
-
-    n = tp + fp + tn + fn
-    return {
-        "n": n,
-        "tp": tp,
-        "fp": fp,
-        "tn": tn,
-        "fn": fn,
-        "accuracy": ratio(tp + tn, n),
-        "precision": ratio(tp, tp + fp),
-        "recall": ratio(tp, tp + fn),
-        "false_small_rate": ratio(fp, fp + tn),
-        "false_large_rate": ratio(fn, fn + tp),
-    }
-
-
-def _quartiles(values: np.ndarray) -> list[float] | None:
-    """The first, second and third quartiles of ``values``, or None if there are none."""
-    return [float(v) for v in np.percentile(values, [25, 50, 75])] if len(values) else None
 
 
 class RuntimeClassifier:
@@ -190,9 +178,24 @@ class RuntimeClassifier:
         min_samples_leaf: int = DEFAULT_MIN_SAMPLES_LEAF,
         max_samples: int | None = DEFAULT_MAX_SAMPLES,
         train: bool = True,
+        aggregate_classes: str = "true",
+        categorical: str = "none",
+        relabel: str = "none",
     ) -> None:
         if features not in FEATURE_MODES:
             raise ValueError(f"features must be one of {', '.join(FEATURE_MODES)}, not {features!r}")
+        if aggregate_classes not in AGGREGATE_CLASSES:
+            raise ValueError(f"aggregate_classes must be one of {', '.join(AGGREGATE_CLASSES)}, "
+                             f"not {aggregate_classes!r}")
+        if relabel not in RELABEL_MODES:
+            raise ValueError(f"relabel must be one of {', '.join(RELABEL_MODES)}, not {relabel!r}")
+        self.aggregate_classes = aggregate_classes
+        self.categorical = categorical
+        self._categorical = categorical_columns(categorical)
+        self._encoder: LevelShares | None = None  # the level shares of the model in force (categorical only)
+        self.relabel = relabel
+        self._week_runtimes: list[float] = []  # runtimes of the jobs finished since the last boundary (relabel)
+        self._relabel_divider: float | None = None
         if not week > 0:
             raise ValueError(f"week must be > 0, got {week}")
         if not divider_window > 0:
@@ -235,7 +238,7 @@ class RuntimeClassifier:
         # Training set: rows of labelled finished jobs and their labels.
         self._train_rows: list[int] = []
         self._train_y: list[int] = []
-        self._pending: list[tuple[tuple, bool]] = []  # weekly mode: recorded at the next boundary
+        self._pending: list[tuple[tuple, bool, bool]] = []  # weekly mode: (keys, class, counted) at the next boundary
         self._finished_this_week = 0
         self._labelled_at_last_fit = 0
 
@@ -316,7 +319,8 @@ class RuntimeClassifier:
             key = row.tobytes()
             cached = self._cache.get(key)
             if cached is None:
-                cached = self._cache[key] = model.proba(row)
+                encoder = self._encoder
+                cached = self._cache[key] = model.proba(row if encoder is None else encoder.encode_row(row))
             prob = cached
         small = prob >= 0.5
 
@@ -352,6 +356,7 @@ class RuntimeClassifier:
             raise ValueError(f"finished() twice for job {job_id!r}")
         self._divider.add(self._now, runtime)
         self._finished_this_week += 1
+        self._week_runtimes.append(runtime)
         self._final_runtime[i] = runtime
         d = self._divider_at[i]
         if d is None:
@@ -361,10 +366,16 @@ class RuntimeClassifier:
         self._state[i] = int(small)
         self._train_rows.append(i)
         self._train_y.append(int(small))
+        self._remember(i, small)
+
+    def _remember(self, i: int, small: bool) -> None:
+        """Job ``i``'s class (and the class its aggregates count) into the category histories: now (live) or at
+        the next boundary (weekly)."""
+        counted = self._pred[i] if self.aggregate_classes == "predicted" else small
         if self.live:
-            self._fx.record(self._keys[i], small)
+            self._fx.record(self._keys[i], small, counted)
         else:
-            self._pending.append((self._keys[i], small))
+            self._pending.append((self._keys[i], small, counted))
 
     # ------------------------------------------------------------- training
 
@@ -375,15 +386,16 @@ class RuntimeClassifier:
         """Boundary k: week k - 1 ends, the model of week k is fitted."""
         t0 = time.perf_counter()
         if self._pending:  # weekly mode: histories now include jobs finished before the boundary
-            for keys, small in self._pending:
-                self._fx.record(keys, small)
+            for keys, small, counted in self._pending:
+                self._fx.record(keys, small, counted)
             self._pending.clear()
         if self._finished_this_week == 0:
             self._warn_week(k - 1, f"week {k - 1}: no job finished")
         self._finished_this_week = 0
 
+        y_train = self._labels()
         n = len(self._train_rows)
-        n_small = sum(self._train_y)
+        n_small = int(y_train.sum())
         info: dict[str, Any] = {"week": k, "train_size": n, "train_small": n_small, "retrain_seconds": 0.0,
                                 "importances": None}
         if not self.train:
@@ -408,7 +420,10 @@ class RuntimeClassifier:
         else:
             rows = np.asarray(self._train_rows, dtype=np.int64)
             X = self._X[rows]
-            y = np.asarray(self._train_y, dtype=np.int8)
+            y = y_train
+            if self._categorical:
+                self._encoder = LevelShares(self._categorical, X, y)
+                X = self._encoder.encode(X)
             trees = fit_forest(X, y, n_estimators=self.n_estimators, seed=self.seed, max_depth=self.max_depth,
                                min_samples_leaf=self.min_samples_leaf, max_samples=self.max_samples)
             self._model = CompiledForest(trees, small_class=1)
@@ -418,6 +433,17 @@ class RuntimeClassifier:
         self._cache = {}
         info["retrain_seconds"] = time.perf_counter() - t0
         self._models.append(info)
+
+    def _labels(self) -> np.ndarray:
+        """The training labels of this retraining: the jobs' own, or relabelled against the median runtime of the
+        jobs finished in the week that just ended (``relabel``; the module docstring)."""
+        if self.relabel == "last-week-median" and self._week_runtimes:
+            self._relabel_divider = float(np.median(self._week_runtimes))
+        self._week_runtimes = []
+        if self._relabel_divider is None:
+            return np.asarray(self._train_y, dtype=np.int8)
+        runtimes = np.asarray(self._final_runtime, dtype=float)[np.asarray(self._train_rows, dtype=np.int64)]
+        return (runtimes < self._relabel_divider).astype(np.int8)
 
     # ------------------------------------------------------------- inspection
 
@@ -441,20 +467,9 @@ class RuntimeClassifier:
         }
 
     def _errors(self, state: np.ndarray, pred: np.ndarray) -> dict:
-        """Which jobs the classifier gets wrong, not only how many: the runtimes of its false large jobs
-        (truly small, predicted large: they wait in the large queue) and false small ones (truly large,
-        predicted small: the safeguard kills them), in seconds and as a share of the divider at their
-        classification.  Two classifiers with the same error rates cost a schedule very differently if one
-        errs on jobs of a few seconds and the other on jobs just under the divider."""
-        runtime = np.asarray(self._final_runtime, dtype=float)
+        """Which jobs the classifier gets wrong (:func:`~bftune.learning.quality.error_runtimes`)."""
         divider = np.asarray([np.nan if d is None else d for d in self._divider_at], dtype=float)
-        out = {}
-        for name, mask in (("false_large", (state == 1) & ~pred), ("false_small", (state == 0) & pred)):
-            p = runtime[mask]
-            out[name] = {"n": int(mask.sum()), "runtime_quartiles": _quartiles(p),
-                         "runtime_over_divider_quartiles": _quartiles(p / divider[mask]),
-                         "shorter_than_60s": float(np.mean(p < 60.0)) if len(p) else None}
-        return out
+        return error_runtimes(state, pred, np.asarray(self._final_runtime, dtype=float), divider)
 
     def report(self) -> dict:
         """JSON-able summary: counts, metrics overall and per week, models, warnings."""
@@ -524,6 +539,9 @@ class RuntimeClassifier:
                 "max_samples": self.max_samples,
                 "week": self.week,
                 "divider_window": self.divider_window,
+                "aggregate_classes": self.aggregate_classes,
+                "categorical": self.categorical,
+                "relabel": self.relabel,
                 "origin": self._origin,
                 "unix_start_time": self.calendar.unix_start_time,
                 "timezone": self.calendar.tz_name,

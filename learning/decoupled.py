@@ -96,7 +96,7 @@ class DecoupledClassifier(RuntimeClassifier):
                 self._state[i] = int(small)
                 self._train_rows.append(i)
                 self._train_y.append(int(small))
-                self._pending.append((self._keys[i], small))
+                self._remember(i, small)
             self._week_divider = float(np.median(week))
         self._next_to_learn = last
         self._finished_this_week = max(self._finished_this_week, len(week))

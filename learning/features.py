@@ -24,7 +24,9 @@ Feature vector (:data:`FEATURE_NAMES`, 20 float32 values, in this order):
                        three most recently finished jobs, most recent first;
                        -1 where the category has fewer finished jobs
 ``<cat>_small_frac``   fraction of the category's finished jobs that were
-                       small; -1 when it has none
+                       small (or, with ``aggregate_classes = "predicted"``,
+                       that the classifier had classified small at their
+                       submission); -1 when it has none
 =====================  =====================================================
 
 for the categories ``<cat>`` = ``up`` (user, procs), ``uw`` (user, walltime)
@@ -70,6 +72,13 @@ NO_USER = -1  # sentinel user for jobs without a user id
 #: When lag/aggregate features see a finished job: "weekly" (from the last retraining on,
 #: SPEC 5's) or "live" (at once).  The first is the default.
 FEATURE_MODES = ("weekly", "live")
+#: Which class of a finished job the aggregate features count: its true class (runtime < divider, as the lag
+#: features; the default) or the class the classifier predicted at its submission.
+AGGREGATE_CLASSES = ("true", "predicted")
+#: Where the calendar features' clock starts: "absolute" (the trace's UnixStartTime, in its time zone; the
+#: default) or "relative" (trace time 0 read as 1970-01-01 00:00 UTC: what a workload whose submission times
+#: count from its start, without the header, gives).
+CALENDAR_MODES = ("absolute", "relative")
 
 CATEGORIES = ("up", "uw", "ud")  # (user, procs), (user, walltime), (user, submission day)
 CALENDAR_NAMES = ("hour", "day_of_week", "day_of_month", "month", "week_of_year", "quarter")
@@ -79,6 +88,11 @@ FEATURE_NAMES: tuple[str, ...] = (
     + tuple(f"{cat}_{what}" for cat in CATEGORIES for what in ("last1", "last2", "last3", "small_frac"))
 )
 N_FEATURES = len(FEATURE_NAMES)
+#: The features the forest may treat as categorical (factors) rather than numbers, by option value
+#: (:mod:`bftune.learning.categorical`): none (every feature a number, the default), the request (p~ and q: a
+#: user picks them from a few round values), or the request and the calendar fields.
+CATEGORICAL_SETS: dict[str, tuple[str, ...]] = {"none": (), "request": ("walltime", "procs"),
+                                                "request-and-calendar": ("walltime", "procs", *CALENDAR_NAMES)}
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=dt_timezone.utc)
 #: An IANA zone name: path components of letters, digits, '_', '+' and '-' (no '..', no absolute path).
@@ -156,8 +170,10 @@ class Calendar:
 class CategoryHistory:
     """Finished-job classes of one kind of category (e.g. all (user, procs) keys).
 
-    Per key: ``[last1, last2, last3, n_small, n_finished]`` in a plain dict, so
-    a lookup and an update are O(1) and never touch pandas or numpy.
+    Per key: ``[last1, last2, last3, n_counted_small, n_finished]`` in a plain
+    dict, so a lookup and an update are O(1) and never touch pandas or numpy.
+    The lags hold the jobs' classes; the aggregate counts ``counted`` (the
+    class or the predicted class, :data:`AGGREGATE_CLASSES`).
     """
 
     __slots__ = ("_d",)
@@ -175,16 +191,18 @@ class CategoryHistory:
             return (MISSING, MISSING, MISSING, MISSING)
         return (h[0], h[1], h[2], h[3] / h[4])
 
-    def add(self, key, small: bool) -> None:
+    def add(self, key, small: bool, counted: bool | None = None) -> None:
+        """A job of ``key`` finished with class ``small``; the aggregate counts ``counted`` (default: ``small``)."""
         c = 1.0 if small else 0.0
+        a = c if counted is None else (1.0 if counted else 0.0)
         h = self._d.get(key)
         if h is None:
-            self._d[key] = [c, MISSING, MISSING, c, 1]
+            self._d[key] = [c, MISSING, MISSING, a, 1]
         else:
             h[2] = h[1]
             h[1] = h[0]
             h[0] = c
-            h[3] += c
+            h[3] += a
             h[4] += 1
 
 
@@ -226,7 +244,7 @@ class FeatureExtractor:
         values += ud.features(keys[2])
         return values, keys
 
-    def record(self, keys: tuple, small: bool) -> None:
-        """A job of these category keys finished with this class."""
+    def record(self, keys: tuple, small: bool, counted: bool | None = None) -> None:
+        """A job of these category keys finished with this class (the aggregates count ``counted`` if given)."""
         for history, key in zip(self.histories, keys):
-            history.add(key, small)
+            history.add(key, small, counted)

@@ -11,6 +11,15 @@ and requeued as large, keeping its r_j, restarting from scratch.  A rerun is
 large, so it is never killed again for the same reason.  A job whose walltime
 is not longer than that divider needs no watch: it cannot overrun it.
 
+Safeguard against the current divider (``divider_now``): the divider moves as
+jobs finish; instead of the divider in force at the job's start, a small job
+is killed at the first instant its execution time reaches the divider in
+force *then*.  The hook keeps the running small jobs, kills at each pass those
+with ``now >= start + divider(now)``, and asks for a wake-up at the earliest
+start + divider(now) among the others; the divider changes only when a job
+finishes (an event, hence a pass) or, with a finite divider window, when a
+finished job leaves the window between events, which the next pass catches.
+
 Periodic safeguard (``check_period``): instead of watching each job, go
 through the running jobs at fixed instants (say, at the end of every week)
 and kill the small ones whose elapsed time exceeds the divider *then*.  The
@@ -52,8 +61,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol
 
-from bftune.learning.features import FEATURE_MODES
-from bftune.learning.learners import LEARNING_MODES, learner
+from bftune.learning.features import AGGREGATE_CLASSES, CALENDAR_MODES, CATEGORICAL_SETS, FEATURE_MODES
+from bftune.learning.learners import LEARNING_MODES, RELABEL_MODES, learner
 from bftune.schedulers.core.decisions import Decisions
 from bftune.schedulers.core.durations import format_duration
 from bftune.schedulers.core.engine import Core, Hook
@@ -133,7 +142,7 @@ class SmallFirst(Hook):
     """Classify at submission, order small first, kill overrunning small jobs."""
 
     def __init__(self, mode: ClassMode | str, classifier: RuntimeClasses, safeguard: bool = True,
-                 check_period: float | None = None) -> None:
+                 check_period: float | None = None, divider_now: bool = False) -> None:
         if isinstance(mode, str):
             if mode not in MODES:
                 raise ValueError(f"unknown classifier mode {mode!r}; choose one of {', '.join(MODES)}")
@@ -148,6 +157,11 @@ class SmallFirst(Hook):
         if check_period is not None and not check_period > 0:
             raise ValueError(f"check_period must be a positive duration, got {check_period}")
         self.check_period = check_period
+        if divider_now and check_period is not None:
+            raise ValueError("a periodic check already compares with the divider in force at each check")
+        self.divider_now = divider_now
+        self._small: dict[str, Job] = {}  # running small jobs (divider_now: checked against the divider at each pass)
+        self._wake_at = -float("inf")  # the last wake-up asked for (divider_now)
         self._origin: float | None = None  # first submission: the checks' time origin
         self._next_check = float("inf")
         self._wake_requested = -float("inf")
@@ -188,6 +202,9 @@ class SmallFirst(Hook):
         if self.check_period is not None:
             self._small_running += 1
             return
+        if self.divider_now:
+            self._small[job.id] = job
+            return
         divider = self.clf.divider(now)
         if divider is None or job.walltime <= divider:
             return
@@ -196,6 +213,7 @@ class SmallFirst(Hook):
 
     def on_end(self, core: Core, job: Job, now: float, state: EndState) -> None:
         self._watch.forget(job.id)
+        self._small.pop(job.id, None)
         if self.check_period is not None and self.safeguard and job.qclass == SMALL:
             self._small_running -= 1
         self.clf.advance(now)
@@ -204,7 +222,10 @@ class SmallFirst(Hook):
 
     def before_pass(self, core: Core, now: float, decisions: Decisions) -> None:
         self.clf.advance(now)
-        due = self._watch.due(core, now) if self.check_period is None else self._checked(core, now)
+        if self.check_period is not None:
+            due = self._checked(core, now)
+        else:
+            due = self._past_divider(now) if self.divider_now else self._watch.due(core, now)
         for job in due:
             rerun = job.rerun()
             rerun.qclass = LARGE
@@ -212,6 +233,9 @@ class SmallFirst(Hook):
             core.kill(job, "small job ran past the divider", decisions, requeue=rerun)
 
     def after_pass(self, core: Core, now: float, decisions: Decisions) -> None:
+        if self.divider_now:
+            self._wake_at_divider(now, decisions)
+            return
         if self.check_period is None:
             self._watch.request_wakeups(decisions)
             return
@@ -222,6 +246,27 @@ class SmallFirst(Hook):
         if self._next_check > self._wake_requested:
             decisions.wakeups.append(self._next_check)
             self._wake_requested = self._next_check
+
+    # --- the safeguard against the current divider ---------------------------------------
+
+    def _past_divider(self, now: float) -> list[Job]:
+        """The running small jobs whose execution time has reached the divider in force now, by run id (then
+        forgotten: their reruns are large)."""
+        divider = self.clf.divider(now)
+        if divider is None or not self._small:
+            return []
+        due = sorted(rid for rid, job in self._small.items() if now >= job.start + divider)
+        return [self._small.pop(rid) for rid in due]
+
+    def _wake_at_divider(self, now: float, decisions: Decisions) -> None:
+        """A wake-up when the earliest-started running small job reaches the current divider (if not asked)."""
+        divider = self.clf.divider(now)
+        if divider is None or not self._small:
+            return
+        at = min(job.start for job in self._small.values()) + divider
+        if at > now and at != self._wake_at:
+            decisions.wakeups.append(at)
+            self._wake_at = at
 
     # --- the periodic safeguard --------------------------------------------------------
 
@@ -264,6 +309,8 @@ class SmallFirst(Hook):
 
 # --- the hook's options and how it builds itself -----------------------------------------------
 
+#: The ``safeguard_divider`` option's values: the divider at the job's start (the default) or the current one.
+SAFEGUARD_DIVIDERS = ("start", "current")
 CLASSIFIER = Requirement("classifier", is_set, "--classifier")
 SAFEGUARD = Requirement("safeguard", is_true, "the safeguard (drop --no-safeguard)")
 
@@ -282,13 +329,15 @@ def build(values: OptionValues, context: BuildContext) -> Hook | None:
     mode = MODES[name]
     make = learner(values["learning"])
     clock = context.clock
-    if values["learning"] == "online":
-        clf = make(clock.unix_start_time, clock.timezone, features=values["features"], seed=values["seed"],
-                   train=mode.trains, divider_window=values["divider_window"])
-    else:  # learning from the log has its own divider: no window to choose
-        clf = make(clock.unix_start_time, clock.timezone, features=values["features"], seed=values["seed"],
-                   train=mode.trains)
-    return SmallFirst(mode, clf, values["safeguard"], values["safeguard_period"])
+    # "relative": trace time 0 is 1970-01-01 00:00 UTC, whatever the trace's header says
+    start, zone = (clock.unix_start_time, clock.timezone) if values["calendar"] == "absolute" else (0, "UTC")
+    learning = {"features": values["features"], "seed": values["seed"], "train": mode.trains,
+                "aggregate_classes": values["aggregate_classes"], "categorical": values["categorical_features"]}
+    if values["learning"] == "online":  # learning from the log has its own divider and labels
+        learning.update(divider_window=values["divider_window"], relabel=values["relabel"])
+    clf = make(start, zone, **learning)
+    return SmallFirst(mode, clf, values["safeguard"], values["safeguard_period"],
+                      divider_now=values["safeguard_divider"] == "current")
 
 
 def check(values: OptionValues) -> None:
@@ -296,6 +345,9 @@ def check(values: OptionValues) -> None:
         raise rule("classifier", "cannot be combined with a selector (one policy per run)")
     if values["learning"] == "decoupled" and values["features"] != "weekly":
         raise rule("learning", "decoupled learning uses weekly features (drop features = live)")
+    if values["safeguard_divider"] == "current" and values["safeguard_period"] is not None:
+        raise rule("safeguard_divider", "a periodic check (safeguard_period) already compares with the divider "
+                                        "in force at each check")
 
 
 def suffix(values: OptionValues) -> str:
@@ -306,8 +358,20 @@ def suffix(values: OptionValues) -> str:
     guard = "" if values["safeguard"] or not kills else ", no safeguard"
     if values["safeguard"] and values["safeguard_period"] is not None and kills:
         guard = f", safeguard every {format_duration(values['safeguard_period'])}"
+    if values["safeguard"] and values["safeguard_divider"] == "current" and kills:
+        guard += ", killed at the current divider"
     learning = ", decoupled learning" if values["learning"] == "decoupled" else ""
+    for option, default, words in _READINGS:
+        if values[option] != default:
+            learning += f", {words}"
     return f" with {name}{guard}{learning}"
+
+
+#: The learning options a description names when they are not their default: (option, default, words).
+_READINGS = (("aggregate_classes", "true", "aggregates of predicted classes"),
+             ("categorical_features", "none", "categorical features"),
+             ("relabel", "none", "labels against last week's median"),
+             ("calendar", "absolute", "calendar from the trace start"))
 
 
 def by_class(values: OptionValues) -> bool:
@@ -330,6 +394,12 @@ SPEC = HookSpec(
                "exactly its start + the divider (SPEC 5)",
                "small/large classification", cli="--safeguard-period", metavar="DURATION",
                requires=(CLASSIFIER, SAFEGUARD), duration=True),
+        Option("safeguard_divider", choice(SAFEGUARD_DIVIDERS), SAFEGUARD_DIVIDERS[0],
+               "which divider the safeguard's kill compares a small job's execution time with: the one in force at "
+               "its start (start: killed at start + that divider, SPEC 5) or the one in force at each instant "
+               "(current: killed when its execution time reaches the divider then)",
+               "small/large classification", cli="--safeguard-divider", choices=SAFEGUARD_DIVIDERS,
+               requires=(CLASSIFIER, SAFEGUARD)),
         Option("features", choice(FEATURE_MODES), FEATURE_MODES[0],
                "lag/aggregate features from jobs finished by the last retraining (weekly) or by now (live)",
                "small/large classification", cli="--features", choices=FEATURE_MODES, requires=(CLASSIFIER,)),
@@ -343,5 +413,25 @@ SPEC = HookSpec(
                "job finished so far)",
                "small/large classification", cli="--divider-window", metavar="DURATION",
                requires=(CLASSIFIER, ONLINE_LEARNING), duration=True),
+        Option("aggregate_classes", choice(AGGREGATE_CLASSES), AGGREGATE_CLASSES[0],
+               "what the aggregate features count among a category's finished jobs: the small ones (true) or those "
+               "the classifier classified small at their submission (predicted)",
+               "small/large classification", cli="--aggregate-classes", choices=AGGREGATE_CLASSES,
+               requires=(CLASSIFIER,)),
+        Option("categorical_features", choice(CATEGORICAL_SETS), "none",
+               "features the forest treats as factors, each level replaced by its share of small jobs in the "
+               "training set: none, request (walltime, procs) or request-and-calendar (also the calendar fields)",
+               "small/large classification", cli="--categorical-features", choices=tuple(CATEGORICAL_SETS),
+               requires=(CLASSIFIER,)),
+        Option("relabel", choice(RELABEL_MODES), RELABEL_MODES[0],
+               "training labels: each job's against the divider at its classification (none), or every training "
+               "job's against the median runtime of the jobs finished in the week that just ended, at each "
+               "retraining (last-week-median)",
+               "small/large classification", cli="--relabel", choices=RELABEL_MODES,
+               requires=(CLASSIFIER, ONLINE_LEARNING)),
+        Option("calendar", choice(CALENDAR_MODES), CALENDAR_MODES[0],
+               "the calendar features' clock: the trace's start time in its time zone (absolute) or trace time 0 "
+               "as 1970-01-01 00:00 UTC (relative: a workload whose times count from its start)",
+               "small/large classification", cli="--calendar", choices=CALENDAR_MODES, requires=(CLASSIFIER,)),
     ),
     build=build, check=check, suffix=suffix, by_class=by_class)

@@ -12,7 +12,8 @@ error costs, between ``rf`` and ``class-clairvoyant``), and
 ``easy++`` (no classifier: Tsafrir et al.'s EASY++, the policy's EASY
 planning with EASY++'s runtime predictor - the mean of the user's last two
 runtimes - and backfilling the shortest prediction first: study 004's Table 7
-compares with it).  One run = one (trace, policy,
+compares with it) and ``avg2`` (the same predictor, backfilling in the
+policy's own order: EASY++ without its shortest-first backfilling).  One run = one (trace, policy,
 variant) on the **whole trace, not resampled**, on its header's machine
 size; tau = 60 s by default (the classifier study's).  Every classified
 run's forest uses ``[campaign] seed`` itself as its seed (common random
@@ -54,16 +55,23 @@ Section ``[classification]`` (every key but traces optional)::
     traces = ["../shared/workloads/KTH-SP2-1996-2.1-cln.swf.gz", "synthetic:4500:64:1"]   # required
     policies = ["FCFS", "WFP3", "SPF", "SAF"]
     variants = ["base", "rf", "rf-no-safeguard", "class-clairvoyant", "runtime-clairvoyant"]
-                               # on request also "easy++", "rf-no-false-large", "rf-no-false-small"
+                               # on request also "easy++", "avg2", "rf-no-false-large", "rf-no-false-small"
     features = "weekly"        # or "live" (SPEC section 5)
     learning = "online"        # or "decoupled" (study 004's pipeline: bftune.learning.decoupled)
     threshold = "inf"          # Theta of EASY, wrapping the small-first queue (none by default)
     divider_window = "1w"      # the classifier's divider: median runtime of the jobs finished in the
                                # last 1w (the study's text) or "inf" (every job finished so far);
                                # online learning only.  The reference classes below keep 1w.
-    safeguard_period = "1w"    # the safeguard checks the small jobs every 1w (study 004's Algorithm 2)
-                               # instead of killing each at its start + the divider (the default);
-                               # the variants with a safeguard only
+    safeguard_period = "1w"    # the safeguard checks the small jobs every 1w instead of killing each at
+                               # its start + the divider (the default); the variants with a safeguard only
+    safeguard_divider = "current"  # kill when the execution time reaches the divider in force then
+                               # (default "start": the divider at the job's start); likewise
+    aggregate_classes = "predicted"    # the forest's options (the variants that train it: rf,
+    categorical_features = "request"   # rf-no-safeguard, rf-no-false-*), each as the option of the
+    relabel = "last-week-median"       # same name (`bftune options`); defaults: true, none, none,
+    calendar = "relative"              # absolute
+    trace_policies = {"SDSC-BLUE-2000-4.2-cln" = ["SPF"]}   # a trace (by its name in the tables) run
+                               # with these policies instead of `policies`
     reservation = "count"
     preset = "spec"            # a study's defaults for cleaning, features and learning
                                # (bftune.experiments.presets: spec, study004, study004-text);
@@ -109,12 +117,17 @@ POLICIES = ("FCFS", "WFP3", "SPF", "SAF")
 CLASSIFIED = ("rf", "rf-no-safeguard", "class-clairvoyant", "runtime-clairvoyant")
 #: On request: rf with one kind of error corrected by the oracle (the hook's modes of the same names).
 ERROR_ANALYSES = tuple(name for name, mode in MODES.items() if mode.corrects_to is not None)
-VARIANTS = ("base", *CLASSIFIED, *ERROR_ANALYSES, "easy++")
 DEFAULT_VARIANTS = ("base", *CLASSIFIED)
 #: EASY++ (Tsafrir, Etsion and Feitelson 2007) as scheduler options: predictions, shortest one backfilled first.
 EASY_PLUS_PLUS = {"predictor": "avg2", "backfill_policy": "SPF"}
+#: Variants without a classifier that plan with a runtime predictor: EASY++ and its predictor alone.
+PREDICTED = {"easy++": EASY_PLUS_PLUS, "avg2": {"predictor": "avg2"}}
+#: The forest's options a section may set (the classifier hook's options of the same names), each left out of a
+#: run's options at its default so that run ids stored before it existed hold.
+VARIANTS = ("base", *CLASSIFIED, *ERROR_ANALYSES, *PREDICTED)
+FOREST_KEYS = ("aggregate_classes", "categorical_features", "relabel", "calendar")
 KEYS = ("traces", "policies", "variants", "features", "learning", "threshold", "reservation", "preset",
-        "divider_window", "safeguard_period")
+        "divider_window", "safeguard_period", "safeguard_divider", *FOREST_KEYS, "trace_policies")
 LABELS = ("trace", "policy", "variant", "baseline")
 MONTH = 30 * 86400  # the "months": 30-day periods from the first submission
 CURVE_POINTS = 500  # samples of each stored cumulative bsld curve
@@ -126,20 +139,25 @@ QUALITY_KEYS = ("n", "tp", "fp", "tn", "fn", "accuracy", "precision", "recall", 
 #: The variants a classifier key of the section means something to: every variant but the base, and only
 #: those with a safeguard for its period.  A section that sets a key none of its variants takes is refused.
 SAFEGUARDED = ("rf", "class-clairvoyant", *ERROR_ANALYSES)
+#: The variants that train the forest (the others need only its divider).
+FOREST = ("rf", "rf-no-safeguard", *ERROR_ANALYSES)
 KEY_VARIANTS = {"features": CLASSIFIED + ERROR_ANALYSES, "learning": CLASSIFIED + ERROR_ANALYSES,
-                "divider_window": CLASSIFIED + ERROR_ANALYSES, "safeguard_period": SAFEGUARDED}
+                "divider_window": CLASSIFIED + ERROR_ANALYSES, "safeguard_period": SAFEGUARDED,
+                "safeguard_divider": SAFEGUARDED, **dict.fromkeys(FOREST_KEYS, FOREST)}
 
 
 def variant_options(variant: str, policy: str, *, features: str, seed: int, threshold: str,
                     reservation: str, learning: str = "online", divider_window: str | None = None,
-                    safeguard_period: str | None = None) -> dict:
-    """The :class:`SchedulerConfig` options of one variant (``divider_window``, ``safeguard_period`` None: the
-    default, left out, so that run ids stored before they existed hold)."""
+                    safeguard_period: str | None = None, safeguard_divider: str | None = None,
+                    forest: dict | None = None) -> dict:
+    """The :class:`SchedulerConfig` options of one variant (``divider_window``, ``safeguard_period``,
+    ``safeguard_divider`` None and ``forest`` (the forest's options not at their defaults) empty: the defaults,
+    left out, so that run ids stored before they existed hold)."""
     options: dict[str, Any] = {"policy": policy, "threshold": threshold, "reservation": reservation}
     if variant == "base":
         return options
-    if variant == "easy++":
-        return {**options, **EASY_PLUS_PLUS}
+    if variant in PREDICTED:
+        return {**options, **PREDICTED[variant]}
     classifier = {"rf": "rf", "rf-no-safeguard": "rf"}.get(variant, variant)
     options.update(classifier=classifier, safeguard=variant != "rf-no-safeguard", features=features, seed=seed)
     if learning != "online":  # the default stays out of the options, so that run ids stored before it hold
@@ -148,6 +166,10 @@ def variant_options(variant: str, policy: str, *, features: str, seed: int, thre
         options["divider_window"] = divider_window
     if safeguard_period is not None and variant in SAFEGUARDED:
         options["safeguard_period"] = safeguard_period
+    if safeguard_divider is not None and variant in SAFEGUARDED:
+        options["safeguard_divider"] = safeguard_divider
+    if variant in FOREST:
+        options.update(forest or {})
     return options
 
 
@@ -181,6 +203,11 @@ def expand(t: Section, workload: dict, seed: int, tau: float) -> Expansion:
     divider_window = None if window == OPTIONS["divider_window"].default else format_duration(window)
     period = t.option("safeguard_period", None)
     safeguard_period = None if period is None else format_duration(period)
+    divider = t.option("safeguard_divider", OPTIONS["safeguard_divider"].default)
+    safeguard_divider = None if divider == OPTIONS["safeguard_divider"].default else divider
+    forest = {key: value for key in FOREST_KEYS if (value := t.option(key, OPTIONS[key].default))
+              != OPTIONS[key].default}
+    by_trace = _trace_policies(t, [label for _, _, label in sources])
     reservation = t.option("reservation", OPTIONS["reservation"].default)
     cleaning = workload["cleaning"] or preset.cleaning  # [workload] cleaning wins over the preset's
     if cleaning != "spec" and any(path is None for _, path, _ in sources):
@@ -188,13 +215,15 @@ def expand(t: Section, workload: dict, seed: int, tau: float) -> Expansion:
     workload = {**workload, "cleaning": cleaning}
     specs = []
     for trace, path, label in sources:
-        for policy in policies:
+        for policy in by_trace.get(label, policies):
             for variant in variants:
                 options = t.scheduler("variants", variant_options(variant, policy, features=features, seed=seed,
                                                                   threshold=threshold, reservation=reservation,
                                                                   learning=learning,
                                                                   divider_window=divider_window,
-                                                                  safeguard_period=safeguard_period))
+                                                                  safeguard_period=safeguard_period,
+                                                                  safeguard_divider=safeguard_divider,
+                                                                  forest=forest))
                 labels = {"trace": label, "policy": policy, "variant": variant, "baseline": variant == "base"}
                 specs.append(RunSpec(kind="classification", trace=trace, split=None, weeks=0, resample_seed=seed,
                                      options=options, tau=tau, labels=labels, trace_path=path, procs=None,
@@ -204,10 +233,31 @@ def expand(t: Section, workload: dict, seed: int, tau: float) -> Expansion:
                 "variants": variants, "preset": preset.name, "cleaning": cleaning, "features": features,
                 "learning": learning, "threshold": "none" if threshold == "inf" else threshold,
                 "divider_window": format_duration(window),
-                "safeguard_period": safeguard_period or "none (at the divider)",
+                "safeguard_period": safeguard_period or "none (at the divider)", "safeguard_divider": divider,
+                **{key: t.option(key, OPTIONS[key].default) for key in FOREST_KEYS},
+                "trace_policies": by_trace,
                 "reservation": reservation, "curve_points": CURVE_POINTS, "month_days": MONTH // 86400,
                 "baseline": "base", "forest_seed": seed}
     return Expansion(settings, specs, {"traces": settings["traces"], "procs": None, **workload})
+
+
+def _trace_policies(t: Section, labels: list[str]) -> dict[str, list[str]]:
+    """``trace_policies``: per trace (its name in the tables), the policies it runs instead of ``policies``."""
+    given = t.get("trace_policies", {})
+    if not isinstance(given, dict):
+        raise t.error("trace_policies", f"expected a table of trace name = [policies], got {given!r}")
+    unknown = sorted(set(given) - set(labels))
+    if unknown:
+        raise t.error("trace_policies", f"{', '.join(unknown)} is not one of this section's traces "
+                                        f"({', '.join(labels)})")
+    out = {}
+    for label in labels:
+        if label in given:
+            policies = given[label]
+            if not isinstance(policies, list) or not policies:
+                raise t.error("trace_policies", f"{label}: expected a non-empty list of policies, got {policies!r}")
+            out[label] = [t.parse("trace_policies", p, "policy") for p in policies]
+    return out
 
 
 def _preset(t: Section) -> Preset:

@@ -7,7 +7,7 @@ from pathlib import Path
 from bftune.experiments.reproduce.markdown import num, table
 from bftune.experiments.studies.s001 import claims, naming
 from bftune.experiments.studies.s001.plan import TRACES
-from bftune.experiments.studies.s001.tables import summary, table3, table4
+from bftune.experiments.studies.s001.tables import resamples, summary, table3, table4
 from bftune.workloads.archive import Archive
 
 
@@ -21,9 +21,10 @@ def report(out: Path, scale: str, archive: Archive) -> str:
 def _intro(done: list[str], summaries: dict) -> str:
     sizes = []
     for name in done:
-        meta = summaries[name]
-        n = int(meta["resamples"].max()) if "resamples" in meta.columns else None
-        sizes.append(f"{name} ({n} resamples)")
+        counts = set(resamples(summaries[name]).values())
+        n = ("? resamples" if not counts else f"{min(counts)} resamples" if len(counts) == 1 else
+             f"{min(counts)} to {max(counts)} resamples by strategy: see each table's column")
+        sizes.append(f"{name} ({n})")
     return ("Values are the study's eq. (12): the change of the total waiting time summed over the resampled traces, "
             "against EASY(FCFS, 40 h), in % (negative = less waiting). Traces run: "
             f"{', '.join(sizes) or 'none yet'} (ANL-Intrepid and Unilu-Gaia are not in `../shared/workloads`).")

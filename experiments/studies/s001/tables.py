@@ -14,6 +14,10 @@ _TABLE4 = published(__file__)["table4"]
 #: Table 4: best fixed policy (hindsight), then random, full, noisy, bandit with weekly and daily periods (%).
 TABLE4_COLUMNS: tuple[str, ...] = tuple(_TABLE4["columns"])
 TABLE4: dict[str, tuple[int, ...]] = {t: tuple(v) for t, v in _TABLE4["values"].items()}
+#: Cells of Table 4 stored differently from the print: (trace, column) -> (as printed, why).
+TABLE4_CHANGED: dict[tuple[str, str], tuple[str, str]] = {
+    (t, col): (cell["printed"], cell["why"]) for t, cells in _TABLE4.get("changed", {}).items()
+    for col, cell in cells.items()}
 #: The study's column name -> the SPEC order that produced it (settled by :mod:`.naming`).
 STUDY_NAMING = {"LEXP": "SEXP", "SEXP": "LEXP", "LRF": "SRF", "SRF": "LRF"}
 
@@ -40,25 +44,48 @@ def table3(summaries: dict, done: list[str]) -> str:
             if ours is not None and theirs != 0:
                 total += 1
                 agree += (ours < 0) == (theirs < 0)
-            rows.append([name, col, STUDY_NAMING.get(col, col), num(ours), theirs, diff(ours, theirs)])
+            count = resamples(s).get(STUDY_NAMING.get(col, col))
+            rows.append([name, col, STUDY_NAMING.get(col, col), num(ours), theirs, diff(ours, theirs),
+                         "-" if count is None else count])
     return ("## Fixed policies (Table 3)\n\n"
-            "\"run as\": the SPEC order that produced the study's column (previous section). "
-            f"Signs agree on {agree} of {total} columns.\n\n"
-            + table(["trace", "study's column", "run as", "ours (%)", "theirs (%)", "diff"], rows))
+            "\"run as\": the SPEC order that produced the study's column (previous section); \"resamples\": how "
+            f"many of our resampled traces the value rests on (the study: 60). Signs agree on {agree} of {total} "
+            "columns.\n\n"
+            + table(["trace", "study's column", "run as", "ours (%)", "theirs (%)", "diff", "resamples"], rows))
 
 
 def table4(summaries: dict, done: list[str]) -> str:
-    rows = []
+    rows, notes = [], []
     for name in done:
         s = summaries[name]
         fixed = s[s["family"] == "fixed"] if s is not None else None
         best_name = "" if fixed is None or fixed.empty else fixed.loc[fixed["rel_total_wait"].idxmin(), "strategy"]
         values = table4_values(s)
+        counts = resamples(s)
         for col, theirs in zip(TABLE4_COLUMNS, TABLE4[name]):
             label = f"best ({best_name})" if col == "best" else col
-            rows.append([name, label, num(values[col]), theirs, diff(values[col], theirs)])
+            shown: object = theirs
+            if (name, col) in TABLE4_CHANGED:
+                printed, why = TABLE4_CHANGED[name, col]
+                shown = f"{theirs} (printed \"{printed}\")"
+                notes.append(f"{name} {col}: the study prints \"{printed}\"; we changed it to {theirs}: {why}.")
+            count = counts.get(best_name if col == "best" else col)
+            rows.append([name, label, num(values[col]), shown, diff(values[col], theirs),
+                         "-" if count is None else count])
     return ("## Policy selection (Table 4)\n\n"
-            + table(["trace", "strategy", "ours (%)", "theirs (%)", "diff"], rows))
+            + table(["trace", "strategy", "ours (%)", "theirs (%)", "diff", "resamples"], rows)
+            + "".join(f"\n\n{note}" for note in notes))
+
+
+def resamples(summary: pd.DataFrame | None) -> dict[str, int]:
+    """How many resamples each strategy's value rests on: those with both its run and EASY-FCFS's (the campaign's
+    ``paired_resamples``, else ``resamples``; none stored: empty)."""
+    if summary is None:
+        return {}
+    column = next((c for c in ("paired_resamples", "resamples") if c in summary.columns), None)
+    if column is None:
+        return {}
+    return {str(k): int(v) for k, v in zip(summary["strategy"], summary[column])}
 
 
 def table4_values(summary: pd.DataFrame | None) -> dict[str, float | None]:

@@ -16,8 +16,18 @@ Campaigns (``[campaign] kind = "classification"``, tau = 60 s, forest seed 1 exc
   text's weekly divider (three of them also on SDSC-BLUE:
   ``ABLATION_EXTRA_TRACES``), and the preset with the safeguard checked at
   each week's end (every trace x policy).
+- the readings on the misses (issue 30, paper scale; :mod:`.readings`): the
+  preset with one sentence of the study read another way - the threshold
+  (``abl_threshold_20h``, now with FCFS and SAF), the kill against the
+  divider in force, categorical request features, aggregates of predicted
+  classes, labels against last week's median, the calendar from the trace
+  start - on the cells that miss (FCFS and SAF on the three main traces, SPF
+  on SDSC-BLUE), rf only where the base and class-clairvoyant are the main
+  campaigns'.
 - ``easypp*`` (paper scale): EASY++ over EASY-FCFS on Table 7's traces under
-  three job sets, the check of the base that Table 7's first column allows.
+  three job sets, the check of the base that Table 7's first column allows,
+  and (variant ``avg2``) EASY++ as the study's text describes it, without
+  its shortest-first backfilling.
 - ``error_kinds`` (paper scale): rf with its false large, or its false small,
   classes corrected from the true runtimes, on Table 7's cells: what each
   kind of classifier error costs.
@@ -26,12 +36,12 @@ Campaigns (``[campaign] kind = "classification"``, tau = 60 s, forest seed 1 exc
   carries its range over seeds (:mod:`.seeds`).
 
 The report: job sets, dividers and size classes (Tables 1-3), classifier
-quality (Tables 5-6, in the reading of :mod:`.published`), improvements
+quality (Tables 5-6, under both readings of :mod:`.published`), improvements
 over EASY-FCFS (Table 7, with the three readings of the bsld of killed jobs),
 what each kind of error costs, EASY++, improvements per trace and policy
 (Section 6.1) with the class-clairvoyant check and the figures of Sections
-6.4-6.5 and Figure 8, the forest's seed, the ablation, and what does not
-reproduce and why.
+6.4-6.5 and Figure 8, the forest's seed, the ablation, the readings on the
+cells that miss, and what does not reproduce and why.
 The plan is :mod:`.plan`, the report :mod:`.report`, the acceptance
 :mod:`.acceptance`; Tables 1-3 come from the traces (:mod:`.jobsets`), Table 7
 with its two checks (the kinds of error, EASY++) from :mod:`.table7`, Section

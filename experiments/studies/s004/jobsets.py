@@ -26,6 +26,21 @@ def job_set(file: str, cleaning: str) -> tuple[int, float, int]:
 
 
 @lru_cache(maxsize=None)
+def raised_share(file: str) -> float:
+    """The share (%) of the converter's job set whose walltime it raised to twice the runtime."""
+    t = read_swf(file, cleaning="batsim-converter")
+    return 100.0 * t.cleaning.get("walltime_raised", 0) / len(t)
+
+
+def raised_span(archive: Archive | None) -> str:
+    """``raised_share`` over the study's traces present in the data directory, as "low-high" ('' if none)."""
+    if archive is None:
+        return ""
+    shares = [raised_share(str(path)) for t in TRACES if (path := archive.path(t)).is_file()]
+    return f"{min(shares):.0f}-{max(shares):.0f}" if shares else ""
+
+
+@lru_cache(maxsize=None)
 def size_classes(file: str) -> dict[str, tuple[float, float, float, float]]:
     """Tables 2-3's classes on the study's job set (the converter's), its one divider (the median runtime):
     small = p < divider; premature = small with a request above the divider.  Two readings of "request": the

@@ -255,3 +255,84 @@ def test_corrected_modes_use_two_queues_and_train_the_forest():
         summary, _ = run_local(trace, cfg)
         assert "forest" in {w["model"]["kind"] for w in summary["classification"]["weeks"] if w.get("model")}
         assert "one kind of error corrected" in summary["classification"]["note"]
+
+
+# --- the kill against the divider in force at each instant (safeguard_divider = "current") ----------------------
+
+
+class Moving(Scripted):
+    """A scripted classifier whose divider changes at given instants: ``steps`` = [(from time, divider)...]."""
+
+    def __init__(self, steps: list[tuple[float, float]], small: set[str]) -> None:
+        super().__init__(steps[0][1], small)
+        self.steps = steps
+
+    def divider(self, now):
+        return [d for t, d in self.steps if t <= now][-1]
+
+
+def moving_core(clf, m, divider_now):
+    order = Order.of("FCFS", float("inf"), by_class=True)
+    return Core(m, Easy(order, order), [SmallFirst("rf", clf, True, None, divider_now=divider_now)])
+
+
+@pytest.mark.parametrize("divider_now, killed_at", [(False, 100.0), (True, 200.0)])
+def test_a_growing_divider_kills_later_only_against_the_current_divider(divider_now, killed_at):
+    # m=2.  Job 1 (small, 300 s) starts at 0 under divider 100; job 2 (large) ends at 50, when the divider becomes
+    # 200.  At the start's divider job 1 dies at 100; against the divider in force, when it has run 200 s.
+    jobs = [JobRecord(1, 0, 1, 300, 1000), JobRecord(2, 0, 1, 50, 1000)]
+    clf = Moving([(0.0, 100.0), (50.0, 200.0)], small={"0000001"})
+    got = runs_of(simulate(jobs, 2, moving_core(clf, 2, divider_now)))
+    assert got["0000001"] == (0.0, killed_at, KILLED, 0.0)
+    assert got["0000001#1"] == (killed_at, killed_at + 300.0, OK, killed_at)
+
+
+@pytest.mark.parametrize("divider_now, killed_at", [(False, 100.0), (True, 50.0)])
+def test_a_shrinking_divider_kills_at_once_a_job_already_past_it(divider_now, killed_at):
+    # The divider falls from 100 to 40 at 50 (job 2's end): job 1 has run 50 s > 40, so it dies at that pass.
+    jobs = [JobRecord(1, 0, 1, 300, 1000), JobRecord(2, 0, 1, 50, 1000)]
+    clf = Moving([(0.0, 100.0), (50.0, 40.0)], small={"0000001"})
+    got = runs_of(simulate(jobs, 2, moving_core(clf, 2, divider_now)))
+    assert got["0000001"] == (0.0, killed_at, KILLED, 0.0)
+
+
+def test_against_the_current_divider_a_job_ending_at_it_completes_and_reruns_are_never_killed():
+    jobs = [JobRecord(1, 0, 1, 100, 1000),  # ends exactly when it reaches the divider: completion wins
+            JobRecord(2, 0, 1, 150, 1000)]  # killed at 100, its rerun (large) runs 150 s past any divider
+    clf = Moving([(0.0, 100.0)], small={"0000001", "0000002"})
+    result = simulate(jobs, 2, moving_core(clf, 2, True))
+    got = runs_of(result)
+    assert got["0000001"] == (0.0, 100.0, OK, 0.0)
+    assert got["0000002"] == (0.0, 100.0, KILLED, 0.0) and got["0000002#1"] == (100.0, 250.0, OK, 100.0)
+    assert result.report["safeguard_kills"] == 1
+
+
+def test_the_safeguard_divider_option():
+    cfg = SchedulerConfig.from_options({"classifier": "rf", "safeguard_divider": "current"})
+    (hook,) = [h for h in cfg.build(8).hooks if isinstance(h, SmallFirst)]
+    assert hook.divider_now and "killed at the current divider" in cfg.describe()
+    (hook,) = [h for h in SchedulerConfig.from_options({"classifier": "rf"}).build(8).hooks
+               if isinstance(h, SmallFirst)]
+    assert not hook.divider_now  # SPEC 5's kill at start + the divider stays the default
+    with pytest.raises(Exception, match="safeguard_divider: a periodic check"):
+        SchedulerConfig.from_options({"classifier": "rf", "safeguard_divider": "current", "safeguard_period": "1w"})
+    with pytest.raises(Exception, match="safeguard_divider needs the safeguard"):
+        SchedulerConfig.from_options({"classifier": "rf", "safeguard": False, "safeguard_divider": "current"})
+
+
+def test_the_learning_options_reach_the_classifier():
+    from bftune.workloads.model import TraceClock
+
+    clock = TraceClock(835823160, "US/Eastern")  # CTC-SP2's header: 1996-06-26 21:06 UTC, 17:06 EDT
+    options = {"classifier": "rf", "aggregate_classes": "predicted", "categorical_features": "request",
+               "relabel": "last-week-median", "calendar": "relative"}
+    (hook,) = [h for h in SchedulerConfig.from_options(options).build(8, clock).hooks if isinstance(h, SmallFirst)]
+    clf = hook.clf
+    assert (clf.aggregate_classes, clf.categorical, clf.relabel) == ("predicted", "request", "last-week-median")
+    assert (clf.calendar.unix_start_time, clf.calendar.tz_name) == (0, "UTC")  # trace time 0 = 1970-01-01 UTC
+    (hook,) = [h for h in SchedulerConfig.from_options({"classifier": "rf"}).build(8, clock).hooks
+               if isinstance(h, SmallFirst)]
+    assert (hook.clf.calendar.unix_start_time, hook.clf.calendar.tz_name) == (835823160, "US/Eastern")
+    assert (hook.clf.aggregate_classes, hook.clf.categorical, hook.clf.relabel) == ("true", "none", "none")
+    with pytest.raises(Exception, match="relabel needs --learning online"):
+        SchedulerConfig.from_options({"classifier": "rf", "learning": "decoupled", "relabel": "last-week-median"})

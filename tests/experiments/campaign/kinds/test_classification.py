@@ -163,6 +163,11 @@ def test_presets_and_cleaning_in_a_campaign(tmp_path):
 @pytest.mark.parametrize("key, value, default, given_to", [
     ("divider_window", "inf", "1w", set(VARIANTS[1:])),  # every classified variant
     ("safeguard_period", "1w", "none (at the divider)", {"rf", "class-clairvoyant"}),  # those with a safeguard
+    ("safeguard_divider", "current", "start", {"rf", "class-clairvoyant"}),
+    ("aggregate_classes", "predicted", "true", {"rf", "rf-no-safeguard"}),  # those that train the forest
+    ("categorical_features", "request", "none", {"rf", "rf-no-safeguard"}),
+    ("relabel", "last-week-median", "none", {"rf", "rf-no-safeguard"}),
+    ("calendar", "relative", "absolute", {"rf", "rf-no-safeguard"}),
 ])
 def test_classifier_keys_in_a_campaign(tmp_path, key, value, default, given_to):
     """A key reaches the variants it means something to; its default stays out of the options, so run ids
@@ -181,6 +186,25 @@ def test_classifier_keys_in_a_campaign(tmp_path, key, value, default, given_to):
     path.write_text(HEAD + OK_TRACE + f"{key} = 'soon'\n")
     with pytest.raises(CampaignError, match=rf"\[classification\] {key}"):
         load_config(path)
+
+
+def test_trace_policies_run_a_trace_with_its_own_policies(tmp_path):
+    path = tmp_path / "c.toml"
+    two = "[classification]\ntraces = ['synthetic:100:8', 'synthetic:120:8']\nvariants = ['base', 'avg2']\n"
+    path.write_text(HEAD + two + "policies = ['FCFS', 'SAF']\ntrace_policies = {'synthetic:120:8' = ['spf']}\n")
+    config = load_config(path)
+    cells = {(s.labels["trace"], s.labels["policy"]) for s in config.specs}
+    assert cells == {("synthetic:100:8", "FCFS"), ("synthetic:100:8", "SAF"), ("synthetic:120:8", "SPF")}
+    assert config.settings["trace_policies"] == {"synthetic:120:8": ["SPF"]}
+    # avg2: EASY++'s predictor with the policy's own backfilling order (EASY++ backfills the shortest first)
+    avg2 = next(s for s in config.specs if s.labels["variant"] == "avg2" and s.labels["policy"] == "FCFS")
+    assert avg2.options == {"policy": "FCFS", "threshold": "inf", "reservation": "count", "predictor": "avg2"}
+    for bad, message in (("{'other' = ['SPF']}", "other is not one of this section's traces"),
+                         ("{'synthetic:120:8' = []}", "expected a non-empty list"),
+                         ("{'synthetic:120:8' = ['nope']}", "trace_policies")):
+        path.write_text(HEAD + two + f"trace_policies = {bad}\n")
+        with pytest.raises(CampaignError, match=message):
+            load_config(path)
 
 
 def test_study_preset_campaign_runs_on_the_hand_made_trace(tmp_path):

@@ -50,3 +50,21 @@ def test_cea_curie_runs_on_the_studys_machine_size():
     assert plans["CEA-Curie"]["workload"]["procs"] == 80640
     assert all("procs" not in config["workload"] for name, config in plans.items() if name != "CEA-Curie")
     assert plans["KTH-SP2"]["workload"]["trace"] == "archive:KTH-SP2"
+
+
+def test_table4_says_which_published_cell_we_changed_and_what_each_value_rests_on(tmp_path):
+    """KTH-SP2's full/1d is printed "11%": the report shows -11 with the print and the reason; every value carries
+    the number of resamples it rests on (a partial campaign: full/1d on 12 of them)."""
+    folder = tmp_path / "campaigns" / "KTH-SP2"
+    folder.mkdir(parents=True)
+    strategies = ["FCFS", "SPF", "random/1w", "random/1d", "full/1w", "full/1d", "noisy/1w", "noisy/1d",
+                  "bandit/1w", "bandit/1d"]
+    lines = ["strategy,family,rel_total_wait,resamples,paired_resamples"]
+    lines += [f"{k},{'fixed' if '/' not in k else 'selector'},-0.1,60,{12 if k == 'full/1d' else 60}"
+              for k in strategies]
+    (folder / "summary_online.csv").write_text("\n".join(lines) + "\n")
+    text = report.report(tmp_path, "paper", Archive(tmp_path / "none"))
+    assert "| KTH-SP2 | full/1d | -10.0 | -11 (printed \"11%\") | +1.0 | 12 |" in text
+    assert "| KTH-SP2 | full/1w | -10.0 | -12 | +2.0 | 60 |" in text
+    assert 'KTH-SP2 full/1d: the study prints "11%"; we changed it to -11: every other value of Table 4' in text
+    assert "KTH-SP2 (12 to 60 resamples by strategy" in text

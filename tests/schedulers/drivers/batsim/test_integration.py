@@ -92,6 +92,11 @@ def test_classifier_safeguard_and_runtime_oracle(kth, tmp_path):
     for name, options in (("rf", {"classifier": "rf"}), ("runtime", {"classifier": "runtime-clairvoyant"}),
                           # study 004's periodic check: kills at wake-ups requested by the hook, not at run ends
                           ("periodic", {"classifier": "rf", "safeguard_period": "10m"}),
+                          # the kill against the divider in force: at passes and at wake-ups the hook asks for;
+                          # and the forest's other readings (factors, predicted aggregates, relabelling, calendar)
+                          ("current divider", {"classifier": "rf", "safeguard_divider": "current",
+                                               "categorical_features": "request", "aggregate_classes": "predicted",
+                                               "relabel": "last-week-median", "calendar": "relative"}),
                           # the error analyses: the forest's classes corrected from Batsim's delay profiles
                           ("no-false-large", {"classifier": "rf-no-false-large"})):
         report = compare_backends(head(kth, 1000), SchedulerConfig.from_options(options), tmp_path / name,
