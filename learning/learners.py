@@ -16,10 +16,6 @@ if TYPE_CHECKING:
 
 #: Where the classifier's training data come from (the ``learning`` option): the schedule, or the trace.
 LEARNING_MODES = ("online", "decoupled")
-#: The training labels (the ``relabel`` option): each job's own, against the divider in force at its
-#: classification ("none", the default), or every training job's relabelled at each weekly retraining against
-#: the median runtime of the jobs finished in the week that just ended ("last-week-median").
-RELABEL_MODES = ("none", "last-week-median")
 
 
 def learner(mode: str) -> type[RuntimeClassifier]:
