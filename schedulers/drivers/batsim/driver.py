@@ -138,6 +138,7 @@ class _Entry:
     runtime: float | None = None  # the delay of its profile, when it is a delay profile
     done: bool = False
     end_at: float | None = None  # when a started run will end (start + min(delay, walltime))
+    started: int = -1  # its start's rank among all starts: the order the completions of one instant are applied in
 
 
 @dataclass
@@ -206,6 +207,12 @@ class BatsimDriver:
         self._ends_at: dict[float, int] = {}  # time -> running runs that will end then (known delays)
         self._calls: set[float] = set()  # CALL_ME_LATER times asked and not yet called
         self._next_seq = _NON_NUMERIC_SEQ
+        self._starts = 0  # starts sent so far (each entry's ``started``)
+        # Events of an instant Batsim split over several messages, received (checked, counted) but not yet
+        # given to the core: all of them are applied together once the instant is complete.
+        self._held_now: float | None = None
+        self._held_ends: list[tuple[_Entry, EndState]] = []
+        self._held_jobs: list[Job] = []
 
     # --- public --------------------------------------------------------------------------
 
@@ -232,7 +239,7 @@ class BatsimDriver:
     def idle(self) -> bool:
         core = self.core
         return (core is None or (not core.queue.jobs and not core.machine.running and not core.killing)) \
-            and not self._awaiting
+            and not self._awaiting and self._held_now is None
 
     def progress(self) -> dict:
         """A snapshot for progress displays."""
@@ -260,29 +267,40 @@ class BatsimDriver:
         elif not self.started:
             kinds = ", ".join(e.TYPE for e in msg.events) or "no event"
             raise ProtocolError(f"Batsim message at now={now}: the first message must hold SIMULATION_BEGINS, got {kinds}")
-        self.now = now
         out: list[Event] = []  # reruns' registrations, then the pass's rejects, starts, kills and wake-ups
+        if self._held_now is not None and self._held_now != now:
+            # An instant that never completed (an event it expected never came): its events are applied at
+            # their time, and its pass is this message's.
+            self._apply_held(out)
+        self.now = now
         for completed in batch.completed:
-            self._complete(completed, now, out)
+            self._held_ends.append(self._complete(completed, now))
         for killed in batch.killed:
             self._killed(killed, now)
         scheduling = bool(batch.completed or batch.killed or batch.calls)
-        for submitted in sorted(batch.submitted, key=lambda e: (e.subtime, e.job_id)):
-            scheduling |= self._submit(submitted, now)
+        for submitted in batch.submitted:
+            job = self._submit(submitted, now)
+            if job is not None:
+                self._held_jobs.append(job)
+                scheduling = True
+        if self._held_ends or self._held_jobs:
+            self._held_now = now
         if batch.calls:
             self._calls = {t for t in self._calls if t > now}
         for notify in batch.notifies:
             self._notify(notify, now)
         if scheduling and self.instant_barrier and self._instant_incomplete(now):
             # Batsim split this instant: more of its events will come in a following message at
-            # the same now.  The pass waits for them, so that all events of the instant are
-            # seen together, as in the local simulator.
+            # the same now.  They are held, and applied with the pass once all events of the
+            # instant are here, in the local simulator's order.
             self.stats.deferred += 1
         elif scheduling:
+            self._apply_held(out)
             t0 = time.perf_counter()
             self._decide(now, out)
             self.stats.decide_seconds += time.perf_counter() - t0
         if batch.ends is not None:
+            self._apply_held(out)
             self._end(now)
         elif (self.dynamic and self.no_more_static and not self.registration_finished_sent and self.idle()):
             out.append(Notify(now, type="registration_finished"))
@@ -423,8 +441,32 @@ class BatsimDriver:
             raise ProtocolError(f"Batsim message at now={now}: {what} for job {job_id!r}, which was never submitted")
         return entry
 
-    def _complete(self, ev: JobCompleted, now: float, out: list[Event]) -> None:
-        """Apply a completion; the rerun the core queues for a killed run is registered in ``out``."""
+    def _apply_held(self, out: list[Event]) -> None:
+        """Give the core the events received for the held instant, as the local simulator does: the runs that
+        ended, in the order they were started, then the jobs submitted, by submission time and id.  The rerun
+        the core queues for a killed run is registered in ``out``."""
+        at = self._held_now
+        if at is None:
+            return
+        ends, jobs = self._held_ends, self._held_jobs
+        if len(ends) > 1:
+            ends.sort(key=_start_rank)
+        for entry, state in ends:
+            rerun = self._end_run(entry, at, state)
+            if rerun is not None:
+                self._register_rerun(entry, rerun, at, out)
+        if len(jobs) > 1:
+            jobs.sort(key=_arrival_order)
+        core = self._core
+        for job in jobs:
+            if core.submit(job, at):  # one the core rejects is answered by the pass (REJECT_JOB)
+                self.stats.submitted += 1
+        ends.clear()
+        jobs.clear()
+        self._held_now = None
+
+    def _complete(self, ev: JobCompleted, now: float) -> tuple[_Entry, EndState]:
+        """Check a completion and count it as arrived; the core is given it with its instant (``_apply_held``)."""
         entry = self._entry(ev.job_id, "JOB_COMPLETED", now)
         job = entry.job
         if entry.done or job.id not in self._core.machine.running:
@@ -441,18 +483,16 @@ class BatsimDriver:
         if state is not EndState.COMPLETED_KILLED and job.id in self._core.killing:
             self.warnings.append(f"job {ev.job_id} ended ({ev.job_state}) before its kill took effect; not requeued")
         entry.done = True
-        rerun = self._end_run(entry, now, state)
-        if rerun is not None:
-            self._register_rerun(entry, rerun, now, out)
-
-    def _end_run(self, entry: _Entry, now: float, state: EndState) -> Job | None:
-        if entry.end_at is not None:
+        if entry.end_at is not None:  # arrived: no longer holds its instant up
             left = self._ends_at[entry.end_at] - 1
             if left:
                 self._ends_at[entry.end_at] = left
             else:
                 del self._ends_at[entry.end_at]
             entry.end_at = None
+        return entry, state
+
+    def _end_run(self, entry: _Entry, now: float, state: EndState) -> Job | None:
         rerun = self._core.end(entry.job.id, now, state)
         self.stats.completed += 1
         if state is EndState.COMPLETED_KILLED:
@@ -488,15 +528,15 @@ class BatsimDriver:
                 raise ProtocolError(f"Batsim message at now={now}: JOB_KILLED for {job_id!r} without its "
                                     "JOB_COMPLETED (COMPLETED_KILLED)")
 
-    def _submit(self, ev: JobSubmitted, now: float) -> bool:
-        """Queue a new job; True if it is a scheduling event (a rerun's acknowledgement is not)."""
+    def _submit(self, ev: JobSubmitted, now: float) -> Job | None:
+        """Record a new job, to be queued with its instant (``_apply_held``); None for a rerun's acknowledgement
+        (not a scheduling event: the rerun was queued with its kill's acknowledgement)."""
         job_id = ev.job_id
         if self._awaiting.pop(job_id, None) is not None:
-            # Batsim acknowledges our REGISTER_JOB: the rerun was queued with its kill's acknowledgement.
             if ev.res != self._jobs[job_id].job.procs:
                 raise ProtocolError(f"Batsim message at now={now}: the acknowledged rerun {job_id!r} asks for "
                                     f"{ev.res} processors, not {self._jobs[job_id].job.procs}")
-            return False
+            return None
         if job_id in self._jobs:
             raise ProtocolError(f"Batsim message at now={now}: job {job_id!r} was submitted twice")
         workload, name = split_job_id(job_id)
@@ -513,9 +553,7 @@ class BatsimDriver:
         self._jobs[job_id] = _Entry(job, workload, ev.profile_name, ev.job,
                                     self._profile_delay(workload, ev.profile_name, ev.profile))
         self._batsim_id[job.id] = job_id
-        if self._core.submit(job, now):  # one the core rejects is answered by the pass (REJECT_JOB)
-            self.stats.submitted += 1
-        return True
+        return job
 
     def _arrived(self, subtime: float) -> None:
         expected = self._expected
@@ -549,6 +587,8 @@ class BatsimDriver:
             job_id = ids[job.id]
             out.append(ExecuteJob(now, job_id=job_id, alloc=alloc_text(job.alloc or [])))
             entry = self._jobs[job_id]
+            entry.started = self._starts
+            self._starts += 1
             if entry.runtime is not None:
                 end = now + delay_outcome(entry.runtime, job.walltime)[0]
                 entry.end_at = end
@@ -584,6 +624,16 @@ class BatsimDriver:
         if self.warnings:
             out["warnings"] = list(self.warnings)
         return out
+
+
+def _start_rank(end: tuple[_Entry, EndState]) -> int:
+    """The order the local simulator ends the runs of one instant in: the order they were started."""
+    return end[0].started
+
+
+def _arrival_order(job: Job) -> tuple[float, str]:
+    """The order the jobs submitted at one instant are queued in (the local simulator's: time, then id)."""
+    return (job.submit, job.id)
 
 
 def _clock_of(doc: dict) -> TraceClock | None:

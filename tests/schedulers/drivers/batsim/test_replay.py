@@ -322,6 +322,58 @@ def test_pass_is_deferred_until_the_instant_is_complete():
     assert d.stats.passes == passes + 1
 
 
+class Recorder(Hook):
+    """Records the order the core is given ends and submissions in."""
+
+    def __init__(self) -> None:
+        self.seen: list[str] = []
+
+    def on_submit(self, core, job, now) -> None:
+        self.seen.append(f"submit {job.id}")
+
+    def on_end(self, core, job, now, state) -> None:
+        self.seen.append(f"end {job.id}")
+
+
+def recording_driver() -> tuple[BatsimDriver, Recorder]:
+    recorder = Recorder()
+
+    def build(m: int, clock: TraceClock) -> Core:
+        core = SchedulerConfig().build(m, clock)
+        core.hooks.append(recorder)
+        return core
+
+    d = BatsimDriver(build)
+    raw = begins(4, dynamic=False)
+    raw["events"][0]["data"]["profiles"] = {"w0": {"d20": {"type": "delay", "delay": 20}}}
+    d.handle(raw)
+    # jobs 1, 2 and 3 start at t=0 in that order (one processor each) and all end at t=20
+    d.handle(msg(0.0, *(submitted(0.0, str(i), res=1, profile="d20") for i in (1, 2, 3))))
+    recorder.seen.clear()
+    return d, recorder
+
+
+def test_the_ends_of_an_instant_reach_the_core_in_start_order_whatever_batsim_sends():
+    # The runs' order decides what order-sensitive hooks learn (the classifier's lags and training rows):
+    # the local simulator ends an instant's runs in the order they started, and so must the driver.
+    d, recorder = recording_driver()
+    d.handle(msg(20.0, completed(20.0, "3", alloc="2"), completed(20.0, "1", alloc="0"),
+                 completed(20.0, "2", alloc="1")))
+    assert recorder.seen == ["end 1", "end 2", "end 3"]
+
+
+def test_an_instant_split_over_messages_is_applied_whole_in_the_local_order():
+    d, recorder = recording_driver()
+    # Batsim sends a new job and job 3's end first, then jobs 2 and 1's ends: the core sees nothing until
+    # the instant is complete, then the ends in start order and the submission after them.
+    assert d.handle(msg(20.0, submitted(20.0, "4", res=1, profile="d20"), completed(20.0, "3", alloc="2"))) \
+        == msg(20.0)
+    assert recorder.seen == [] and d.stats.deferred == 1
+    reply = d.handle(msg(20.0, completed(20.0, "2", alloc="1"), completed(20.0, "1", alloc="0")))
+    assert recorder.seen == ["end 1", "end 2", "end 3", "submit 4"]
+    assert reply == msg(20.0, ev(20.0, "EXECUTE_JOB", job_id="w0!4", alloc="0"))
+
+
 def test_fake_batsim_on_kth_head():
     if not KTH.exists():
         pytest.skip(f"{KTH} is not available")
