@@ -41,7 +41,7 @@ MODULES = tuple(f"bftune.schedulers.core.{name}" for name in (
     "decisions", "durations", "easy", "engine", "jobs", "machines", "ordering", "policies", "polynomial",
     "pveasy", "search", "sortedindex", "state")) + (
     "bftune.schedulers.drivers.local.simulator", "bftune.schedulers.drivers.local.runs",
-    "bftune.schedulers.drivers.batsim.driver")
+    "bftune.schedulers.drivers.batsim.driver", "bftune.schedulers.drivers.batsim.stats")
 
 #: The environment variable that chooses: ``auto`` (default: compiled when built) or ``interpreted``.
 SWITCH = "BFTUNE_CORE"

@@ -9,40 +9,38 @@ It feeds the decision core exactly what the local simulator
 (``bftune.schedulers.drivers.local.simulator``) feeds it, in the same grouping, so both
 backends take the same decisions:
 
-- one Batsim message is one batch, treated as a set: first every
-  JOB_COMPLETED frees its machines (``core.end``), then JOB_KILLED
-  acknowledgements are handled, then every JOB_SUBMITTED joins the queue in
-  (subtime, id) order (``core.submit``), then ONE pass (``core.decide(now)``).
-  Messages that carry no job event and no REQUESTED_CALL
-  (SIMULATION_BEGINS, a lone NOTIFY, SIMULATION_ENDS) get no pass, because
-  the local simulator has no pass there either;
+- one instant is one batch, treated as a set: first every JOB_COMPLETED
+  frees its machines (``core.end``), in the order the runs were started (the
+  local simulator's; order-sensitive hooks such as the classifier's training
+  rows see the same order), then JOB_KILLED acknowledgements are checked,
+  then every JOB_SUBMITTED joins the queue in (subtime, id) order
+  (``core.submit``), then ONE pass (``core.decide(now)``).  Messages that
+  carry no job event and no REQUESTED_CALL (SIMULATION_BEGINS, a lone
+  NOTIFY, SIMULATION_ENDS) get no pass, because the local simulator has no
+  pass there either;
 - the pass's decisions become the reply, every event stamped with the
   message's ``now`` (no time consumption): starts -> EXECUTE_JOB with the
   job's interval allocation, kills -> one KILL_JOB, wake-ups -> CALL_ME_LATER
   (each time requested once);
-- a kill with a requeue: Batsim answers KILL_JOB with a message holding
-  JOB_COMPLETED(COMPLETED_KILLED) + JOB_KILLED: the local simulator's kill
-  acknowledgement batch, in which the killed run frees its machines and the
-  core queues the rerun it prepared at the kill (``<id>#<n>``, original r_j;
-  ``Core.end`` returns it); then the pass.  The reply registers the
-  rerun as a dynamic job ``<workload>!<id>#<n>`` re-using the killed job's
-  profile, with pybatsim's resubmission metadata, *before* any EXECUTE_JOB
-  that starts it (Batsim 4.2.1 accepts REGISTER_JOB + EXECUTE_JOB of the
-  same job in one reply).  Batsim's JOB_SUBMITTED acknowledging the
-  registration arrives in a message of its own and is not a scheduling
-  event (no pass for it);
+- a kill with a requeue: Batsim's JOB_COMPLETED(COMPLETED_KILLED) + JOB_KILLED
+  is the local simulator's kill acknowledgement: the run frees its machines,
+  the core queues the rerun it prepared (``<id>#<n>``, original r_j), then
+  the pass.  The reply registers the rerun as a dynamic job re-using the
+  killed job's profile, with pybatsim's resubmission metadata, before any
+  EXECUTE_JOB that starts it; Batsim's JOB_SUBMITTED acknowledging it is not
+  a scheduling event (no pass for it);
 - Batsim does not always deliver one instant in one message (seen with real
   Batsim 4.2.1: a JOB_COMPLETED after a JOB_SUBMITTED of the same ``now`` on
   KTH-SP2, and the submissions of one instant split 1 + 7 on CTC-SP2).  So
   before each pass the driver checks whether an event of this ``now`` is
-  known to be still on its way, and if so puts the pass off to the message
-  that brings it (``stats.deferred``).  Known are: completions (a running
-  job ends at start + min(delay, walltime), from its delay profile), our own
-  CALL_ME_LATER times, and the static submissions, counted by submission
-  time from the workload files Batsim names in SIMULATION_BEGINS (relative
-  paths are taken from ``workload_dir``).  These are used only to know when
-  an instant is complete, never to decide anything.  If a workload cannot
-  be read, a warning says so and split submissions get one pass per message;
+  known to be still on its way, and if so holds the instant's events (checked
+  and counted, not yet given to the core) and its pass until the message that
+  brings it (``stats.deferred``).  Known are: completions (at start +
+  min(delay, walltime), from the delay profile), our own CALL_ME_LATER times,
+  and the static submissions counted by submission time from the workload
+  files (:mod:`.workload_files`).  These say only when an instant is
+  complete, never what to decide.  If a workload cannot be read, a warning
+  says so and split submissions get one pass per message;
 - with dynamic jobs enabled, Batsim ends only after NOTIFY
   registration_finished: the driver sends it once Batsim has said
   no_more_static_job_to_submit and nothing is waiting, running, being killed
@@ -75,10 +73,9 @@ started without the options a configuration needs raises
 
 from __future__ import annotations
 
-import json
 import os
 import time
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
@@ -94,6 +91,8 @@ from bftune.schedulers.drivers.batsim.protocol import (
     RegisterJob, RejectJob, RequestedCall, ResourceStateChanged, SetJobMetadata, SimulationBegins, SimulationEnds,
     message, parse_message, split_job_id,
 )
+from bftune.schedulers.drivers.batsim.stats import DriverStats
+from bftune.schedulers.drivers.batsim.workload_files import read_workload_files
 from bftune.workloads.model import NO_CLOCK, TraceClock
 
 #: Builds the decision core for Batsim's machine size and the workload's clock (``SchedulerConfig.build``).
@@ -139,29 +138,6 @@ class _Entry:
     done: bool = False
     end_at: float | None = None  # when a started run will end (start + min(delay, walltime))
     started: int = -1  # its start's rank among all starts: the order the completions of one instant are applied in
-
-
-@dataclass
-class DriverStats:
-    messages: int = 0
-    events_in: int = 0
-    events_out: int = 0
-    passes: int = 0
-    submitted: int = 0
-    started: int = 0
-    completed: int = 0  # runs ended (any state)
-    killed: int = 0  # runs ended as COMPLETED_KILLED
-    walltime_reached: int = 0
-    rejected: int = 0
-    reruns: int = 0  # reruns registered
-    deferred: int = 0  # passes put off because Batsim split an instant (see BatsimDriver)
-    busy_seconds: float = 0.0  # time spent inside handle(), of which:
-    parse_seconds: float = 0.0  # checking the message and making its typed events (protocol.parse_message)
-    decide_seconds: float = 0.0  # the core's passes and the reply's events they make
-
-    def as_dict(self) -> dict:
-        # fields(), not __dict__: compiled by bftune accelerate, the class has no instance dictionary
-        return {f.name: (round(v, 6) if isinstance(v := getattr(self, f.name), float) else v) for f in fields(self)}
 
 
 @dataclass
@@ -333,31 +309,13 @@ class BatsimDriver:
 
     def _read_workloads(self, ev: SimulationBegins) -> None:
         """The workload files Batsim names: their clock, and (``instant_barrier``) the static submissions."""
-        expected: dict[float, int] | None = {} if self.instant_barrier else None
-        clock: TraceClock | None = None
-        for name, path in ev.workloads.items():
-            p = Path(path)
-            if not p.is_absolute():
-                p = self.workload_dir / p
-            try:
-                doc = json.loads(p.read_text())
-                if clock is None:
-                    clock = _clock_of(doc)
-                if expected is not None:
-                    for job in doc["jobs"]:
-                        t = float(job["subtime"])
-                        expected[t] = expected.get(t, 0) + 1
-            except (OSError, ValueError, KeyError, TypeError) as exc:
-                self.warnings.append(
-                    f"cannot read workload {name!r} ({p}: {exc}): its clock is the Unix epoch in UTC, and if "
-                    "Batsim splits the submissions of one instant over several messages, that instant gets more "
-                    "than one pass")
-                expected = None
-                break
-        self.clock = clock or NO_CLOCK
-        if expected is not None:
-            self._expected = expected
-            self._expected_times = sorted(expected)
+        files = read_workload_files(ev.workloads, self.workload_dir, self.instant_barrier)
+        if files.warning is not None:
+            self.warnings.append(files.warning)
+        self.clock = files.clock
+        if files.expected is not None:
+            self._expected = files.expected
+            self._expected_times = sorted(files.expected)
 
     def _sort(self, events: list[Event], now: float) -> _Batch:
         batch = _Batch()
@@ -635,14 +593,3 @@ def _arrival_order(job: Job) -> tuple[float, str]:
     """The order the jobs submitted at one instant are queued in (the local simulator's: time, then id)."""
     return (job.submit, job.id)
 
-
-def _clock_of(doc: dict) -> TraceClock | None:
-    """A workload file's clock (``unix_start_time``, ``timezone``), or None when it has none."""
-    start, zone = doc.get("unix_start_time"), doc.get("timezone")
-    if start is None and zone is None:
-        return None
-    if start is not None and (isinstance(start, bool) or not isinstance(start, int)):
-        raise TypeError(f"'unix_start_time' must be an integer, not {start!r}")
-    if zone is not None and not isinstance(zone, str):
-        raise TypeError(f"'timezone' must be a string, not {zone!r}")
-    return TraceClock(start, zone)
