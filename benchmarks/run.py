@@ -34,6 +34,9 @@ BENCHMARKS = {
                   "accuracy",
     "batsim": "wall time of a Batsim run with `bftune batsim` against the same run with batsched easy_bf, "
               "alternated, and where bftune's scheduler spends its time (needs batsim and batsched)",
+    "tune": "wall and CPU time of `bftune tune` on a synthetic log as users run it (fresh process)",
+    "tune_vs_campaign": "`bftune tune`'s recommendation against a finished offline campaign on the same trace "
+                        "(give the two output directories after --)",
     "trials": "trials per second of `bftune learn-index`'s trial kernel in one process (numpy; cupy or torch "
               "optional, checked equal to numpy)",
 }

@@ -1,4 +1,4 @@
-"""Benchmark of ``bftune tune`` against issue 31's speed goal.
+"""Benchmark of ``bftune tune`` against its speed goal.
 
 The goal: a year-long trace of about 100,000 jobs, tuned over at least 100
 candidates and at least 100 resampled weeks per half, in at most 10 minutes on

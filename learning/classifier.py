@@ -136,8 +136,8 @@ from typing import Any
 import numpy as np
 
 from bftune.learning.categorical import LevelShares, categorical_columns
-from bftune.learning.features import (AGGREGATE_CLASSES, FEATURE_MODES, FEATURE_NAMES, N_FEATURES, Calendar,
-                                      FeatureExtractor)
+from bftune.learning.features import (AGGREGATE_CLASSES, FEATURE_MODES, FEATURE_NAMES, N_FEATURES, RELABEL_MODES,
+                                      Calendar, FeatureExtractor)
 from bftune.learning.forest import CompiledForest, fit_forest, forest_importances
 from bftune.learning.median import RollingMedian
 from bftune.learning.quality import confusion_metrics, error_runtimes
@@ -155,11 +155,6 @@ DEFAULT_MIN_SAMPLES_LEAF = 5
 _TIME_EPS = 1e-6
 _NOT_FINISHED = -2  # job states (labels are 0 = large, 1 = small)
 _UNLABELLED = -1
-
-#: The training labels (the ``relabel`` option): each job's own, against the divider in force at its
-#: classification ("none", the default), or every training job's relabelled at each weekly retraining against
-#: the median runtime of the jobs finished in the week that just ended ("last-week-median").
-RELABEL_MODES = ("none", "last-week-median")
 
 
 class RuntimeClassifier:

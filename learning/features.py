@@ -79,6 +79,10 @@ AGGREGATE_CLASSES = ("true", "predicted")
 #: default) or "relative" (trace time 0 read as 1970-01-01 00:00 UTC: what a workload whose submission times
 #: count from its start, without the header, gives).
 CALENDAR_MODES = ("absolute", "relative")
+#: The training labels (the ``relabel`` option): each job's own, against the divider in force at its
+#: classification ("none", the default), or every training job's relabelled at each weekly retraining against
+#: the median runtime of the jobs finished in the week that just ended ("last-week-median").
+RELABEL_MODES = ("none", "last-week-median")
 
 CATEGORIES = ("up", "uw", "ud")  # (user, procs), (user, walltime), (user, submission day)
 CALENDAR_NAMES = ("hour", "day_of_week", "day_of_month", "month", "week_of_year", "quarter")

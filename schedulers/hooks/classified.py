@@ -61,8 +61,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol
 
-from bftune.learning.features import AGGREGATE_CLASSES, CALENDAR_MODES, CATEGORICAL_SETS, FEATURE_MODES
-from bftune.learning.classifier import RELABEL_MODES
+from bftune.learning.features import (AGGREGATE_CLASSES, CALENDAR_MODES, CATEGORICAL_SETS, FEATURE_MODES,
+                                      RELABEL_MODES)
 from bftune.learning.learners import LEARNING_MODES, learner
 from bftune.schedulers.core.decisions import Decisions
 from bftune.schedulers.core.durations import format_duration

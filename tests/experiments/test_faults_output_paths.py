@@ -104,6 +104,7 @@ EMPTY_DESTINATION = {
     "campaign": (["campaign", "missing-config.toml"], "--out"),
     "learn-index": (["learn-index", "--source", "synthetic", "--windows", "1", "--trials", "2"], "--out"),
     "reproduce": (["reproduce", "000"], "--out"),
+    "tune": (["tune", *MISSING], "--out"),
 }
 
 
