@@ -55,8 +55,10 @@ ABLATION = (
     ("abl_divider_week", "the preset with the divider over the last week (the study's text) instead of every "
                          "job finished so far", "",
      'preset = "study004"\ndivider_window = "1w"'),
-    ("abl_safeguard_weekly", "the preset with the safeguard checked only at each week's end (one reading of "
-                             "Algorithm 2's \"only at the end of every week\") instead of at start + divider", "",
+    ("abl_safeguard_weekly", "the preset with the safeguard checked only at each week's end (the study's \"only "
+                             "at the end of every week\" read as the kill's timing, which its text does not "
+                             "support: the sentence continues the paragraph on updating the classifier) instead of "
+                             "at start + divider", "",
      'preset = "study004"\nsafeguard_period = "1w"'),
     ("abl_kill_current_divider", "the preset with the kill when a small job's execution time reaches the divider "
                                  "in force then (Section 5.3) instead of the divider at its start", "",
