@@ -75,7 +75,9 @@ def _plot_monthly(months: pd.DataFrame, variants: list[str], policies: list[str]
         ax.set_xlabel("30-day month since the first submission", fontsize=7)
         ax.set_ylabel("AVGbsld (log)", fontsize=7)
         ax.tick_params(labelsize=7)
-    axes[0].legend(fontsize=7)
+    drawn = [ax for ax in axes if ax.lines]  # a trace run with only some policies leaves panels empty
+    if drawn:
+        drawn[0].legend(fontsize=7)
     fig.suptitle(title)
     save(fig, path)
 
