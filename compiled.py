@@ -30,6 +30,7 @@ import stat
 import sys
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 from bftune.cachedir import cache_dir
 
@@ -42,6 +43,12 @@ MODULES = tuple(f"bftune.schedulers.core.{name}" for name in (
     "pveasy", "search", "sortedindex", "state")) + (
     "bftune.schedulers.drivers.local.simulator", "bftune.schedulers.drivers.local.runs",
     "bftune.schedulers.drivers.batsim.driver", "bftune.schedulers.drivers.batsim.stats")
+
+#: Compiled, but imported on first use rather than by ``import bftune``: no compiled module imports it, so a
+#: command that never talks to Batsim does not pay for the protocol's imports (about 11 ms of every start).
+#: Should it not load then, its source runs instead, with one line on stderr: it defines no class that a
+#: compiled module uses, so the two kinds of module mix safely.
+ON_DEMAND = ("bftune.schedulers.drivers.batsim.driver",)
 
 #: The environment variable that chooses: ``auto`` (default: compiled when built) or ``interpreted``.
 SWITCH = "BFTUNE_CORE"
@@ -85,8 +92,36 @@ class CompiledCore:
         if name is None:
             return None
         location = str(self.directory / name)
-        return importlib.util.spec_from_file_location(
-            fullname, location, loader=importlib.machinery.ExtensionFileLoader(fullname, location))
+        extension = importlib.machinery.ExtensionFileLoader(fullname, location)
+        # Any: an OnDemandLoader has the two methods imports call, not typeshed's legacy load_module.
+        loader: Any = OnDemandLoader(extension, self.directory) if fullname in ON_DEMAND else extension
+        return importlib.util.spec_from_file_location(fullname, location, loader=loader)
+
+
+class OnDemandLoader:
+    """Loads a compiled module of :data:`ON_DEMAND`, or its source if the library does not load."""
+
+    def __init__(self, extension: importlib.machinery.ExtensionFileLoader, directory: Path) -> None:
+        self.extension = extension
+        self.directory = directory
+        self.source: importlib.machinery.SourceFileLoader | None = None
+
+    def create_module(self, spec):
+        try:
+            return self.extension.create_module(spec)
+        except ImportError as exc:
+            name = self.extension.name
+            print(f"bftune: the compiled {name} in {self.directory} does not load ({exc}); running its source "
+                  f"(bftune accelerate replaces the build; or set {SWITCH}=interpreted)", file=sys.stderr)
+            self.source = importlib.machinery.SourceFileLoader(name, str(source_path(name)))
+            return None  # a plain module, which exec_module fills from the source
+
+    def exec_module(self, module: ModuleType) -> None:
+        if self.source is None:
+            self.extension.exec_module(module)
+            return
+        module.__file__ = self.source.path
+        self.source.exec_module(module)
 
 
 def active() -> CompiledCore | None:
@@ -99,9 +134,10 @@ def install() -> CompiledCore | None:
 
     A build is used only whole and intact: every file its manifest lists must
     have the size and digest recorded when the build was installed (after
-    its self-check), and then every module must import.  Otherwise (a
-    truncated library, random bytes in one: a bus error or a segmentation
-    fault if loaded; an unreadable manifest) one line on stderr says so and
+    its self-check), and then every module must import (the Batsim driver
+    when first used: :data:`ON_DEMAND`).  Otherwise (a truncated library,
+    random bytes in one: a bus error or a segmentation fault if loaded; an
+    unreadable manifest) one line on stderr says so and
     bftune runs interpreted, so every command works, ``bftune accelerate
     --remove`` and ``--prune`` included.
     """
@@ -127,7 +163,8 @@ def install() -> CompiledCore | None:
         # All or nothing: a compiled module beside the interpreted copy of another would hold two
         # different classes of one name (the compiled ones reach each other inside the library).
         for name in [*runtime, *MODULES]:
-            importlib.import_module(name)
+            if name not in ON_DEMAND:
+                importlib.import_module(name)
     except ImportError as exc:
         sys.meta_path.remove(finder)
         for name in [*runtime, *MODULES]:  # nothing else imported them yet: import bftune runs this first

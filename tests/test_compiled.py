@@ -93,6 +93,33 @@ def test_a_matching_intact_build_that_does_not_load_is_reported_and_ignored(tmp_
     assert "does not load" in line and str(directory) in line and "bftune accelerate" in line
 
 
+def test_the_batsim_driver_is_loaded_on_first_use_and_from_its_source_if_its_library_fails(tmp_path):
+    """The driver is not imported by ``import bftune`` (start-up); if its compiled library does not load
+    when Batsim is used, its source runs instead, with one line, and the driver works."""
+    name = compiled.ON_DEMAND[0]
+    (tmp_path / "driver.so").write_bytes(b"not a shared library")
+    code = f"""
+import importlib.machinery, importlib.util, sys
+from pathlib import Path
+from bftune import compiled
+from bftune.schedulers.config import SchedulerConfig
+location = {str(tmp_path / "driver.so")!r}
+loader = compiled.OnDemandLoader(importlib.machinery.ExtensionFileLoader({name!r}, location), Path({str(tmp_path)!r}))
+spec = importlib.util.spec_from_file_location({name!r}, location, loader=loader)
+module = sys.modules[{name!r}] = importlib.util.module_from_spec(spec)  # as an import does
+spec.loader.exec_module(module)
+driver = module.BatsimDriver(SchedulerConfig().build)
+print(module.__file__, type(driver).__name__)
+"""
+    done = subprocess.run([sys.executable, "-c", code], env={**os.environ, compiled.SWITCH: "interpreted"},
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == [str(compiled.source_path(name)), "BatsimDriver"]
+    (line,) = done.stderr.splitlines()
+    assert f"the compiled {name} in {tmp_path} does not load" in line and "running its source" in line
+    assert name in compiled.MODULES  # compiled all the same, with the core
+
+
 def test_a_build_missing_one_module_is_not_used_at_all(tmp_path):
     files = {module: module + ".so" for module in compiled.MODULES[1:]}  # every module but the first
     fake_build(tmp_path, current_key(), files, contents=b"")
