@@ -10,7 +10,14 @@ from bftune.experiments.studies.s004.stored import TRACES
 from bftune.workloads.archive import Archive
 from bftune.workloads.catalogue import get_source
 
-FIXTURES = Path(jobsets.__file__).parent / "fixtures"
+#: Runtimes 10, 40, 100, 200 (each + 1 s in the converter's job set: divider 71); job 2 (p 41, request 50) is
+#: non-premature by its request and premature by the converter's walltime max(50, 2 x 40) = 80.
+SIZE_CLASSES_SWF = """; MaxProcs: 4
+1 0 0 10 1 -1 -1 1 30 -1 1 1 1 -1 -1 -1 -1 -1
+2 5 0 40 2 -1 -1 2 50 -1 1 1 1 -1 -1 -1 -1 -1
+3 10 0 100 1 -1 -1 1 1000 -1 1 1 1 -1 -1 -1 -1 -1
+4 15 0 200 1 -1 -1 1 1000 -1 1 1 1 -1 -1 -1 -1 -1
+"""
 
 
 def placeholders(folder: Path) -> Archive:
@@ -20,10 +27,12 @@ def placeholders(folder: Path) -> Archive:
     return Archive(folder)
 
 
-def test_size_classes_read_premature_jobs_by_either_request():
+def test_size_classes_read_premature_jobs_by_either_request(tmp_path):
     """Runtimes 10, 40, 100, 200, each + 1 s in the converter's job set: divider 71.  Job 2 (p 41, request 50)
     is non-premature by its request and premature by the converter's walltime max(50, 2 x 40) = 80."""
-    got = jobsets.size_classes(str(FIXTURES / "size_classes.swf"))
+    trace = tmp_path / "size_classes.swf"
+    trace.write_text(SIZE_CLASSES_SWF)
+    got = jobsets.size_classes(str(trace))
     area = 11 + 82 + 101 + 201
     assert got["user"] == pytest.approx((50.0, 0.0, 100 * 93 / area, 0.0))
     assert got["converter"] == pytest.approx((25.0, 25.0, 100 * 11 / area, 100 * 82 / area))
