@@ -111,6 +111,7 @@ def _swf_rows(path):
     return swf_records(path)[0]
 
 
+@pytest.mark.skipif(not KTH.exists(), reason=f"{KTH} is not available (the ../shared checkout is missing)")
 def test_local_times_across_daylight_saving_changes(tmp_path):
     """A dump in Stockholm's local time: read in its zone, every runtime and submission is right (the
     repeated hour's times resolved by order and Elapsed, and counted); read as UTC, the reader says
@@ -207,6 +208,7 @@ def test_the_cli_simulates_a_dump_and_convert_writes_an_archive_swf(small, tmp_p
     assert main(["simulate", "--trace", str(KTH), "--timezone", "UTC"]) == 2  # an SWF trace has its own clock
 
 
+@pytest.mark.skipif(not KTH.exists(), reason=f"{KTH} is not available (the ../shared checkout is missing)")
 def test_a_campaign_reads_a_dump_in_its_zone(small, tmp_path):
     config = {"campaign": {"kind": "offline"}, "workload": {"trace": str(small), "timezone": "Europe/Paris"},
               "offline": {"policies": ["FCFS"], "thresholds": ["none"], "weeks": 1}}
