@@ -17,10 +17,16 @@ of ``classify`` per job, and the overall metrics.
 from __future__ import annotations
 
 import argparse
+import cProfile
 import heapq
+import pstats
 import sys
 import time
+
+import numpy as np
 from common import add_data_argument, data_dir, find_trace
+
+from bftune.learning import forest
 
 from bftune.experiments.results import write_json
 from bftune.learning.classifier import RuntimeClassifier
@@ -28,8 +34,8 @@ from bftune.workloads.swf import read_swf
 
 
 
-def replay(trace, **options) -> tuple[dict, dict]:
-    """Replay ``trace`` through a RuntimeClassifier; (report, timings)."""
+def replay(trace, **options) -> tuple[dict, dict, RuntimeClassifier]:
+    """Replay ``trace`` through a RuntimeClassifier; (report, timings, the classifier at the end)."""
     clf = RuntimeClassifier(trace.unix_start_time, trace.timezone, **options)
     ends: list[tuple[float, int, str, float]] = []
     classify_s = 0.0
@@ -62,7 +68,32 @@ def replay(trace, **options) -> tuple[dict, dict]:
         # advance() runs the retrainings, inside classify/finished timings too: taken out
         "per_job_us": (classify_s + finished_s - retrain) / max(1, len(trace.jobs)) * 1e6,
     }
-    return report, timings
+    return report, timings, clf
+
+
+def profile_fit(clf: RuntimeClassifier) -> str:
+    """Where one forest's fit goes: every labelled job of the replay fitted again in one thread under cProfile.
+
+    The own time of scikit-learn's ``BaseDecisionTree._fit`` holds its compiled tree builder (a C call that
+    cProfile does not show apart); the rest is Python around it (checks, estimator set-up, our bagging).
+    """
+    rows = np.asarray(clf._train_rows, dtype=np.int64)
+    X, y = clf._X[rows], np.asarray(clf._train_y, dtype=np.int64)
+    profiler = cProfile.Profile()
+    threads = forest.FIT_THREADS
+    forest.FIT_THREADS = 1
+    try:
+        profiler.runcall(forest.fit_forest, X, y, n_estimators=clf.n_estimators, seed=clf.seed,
+                         max_depth=clf.max_depth, min_samples_leaf=clf.min_samples_leaf,
+                         max_samples=clf.max_samples)
+    finally:
+        forest.FIT_THREADS = threads
+    stats = pstats.Stats(profiler)
+    total = stats.total_tt
+    builder = sum(tt for (file, _, name), (_, _, tt, _, _) in stats.stats.items()
+                  if name == "_fit" and file.replace("\\", "/").endswith("sklearn/tree/_classes.py"))
+    return (f"one forest fitted on every labelled job of the replay ({len(rows)} rows), one thread: {total:.3f} s, of which "
+            f"{builder / total:.0%} in scikit-learn's tree builder (BaseDecisionTree._fit's own time)")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -77,6 +108,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--max-samples", type=int, default=None, help="0 = all rows (sklearn default)")
     parser.add_argument("--min-samples-leaf", type=int, default=None)
     parser.add_argument("--json", help="write the full report here")
+    parser.add_argument("--profile-fit", action="store_true",
+                        help="also fit a forest on every labelled job under cProfile: the tree builder's share")
     args = parser.parse_args(argv)
     path = find_trace(args.trace, data_dir(args.data))
     t0 = time.perf_counter()
@@ -92,7 +125,7 @@ def main(argv: list[str] | None = None) -> int:
         options["max_samples"] = args.max_samples or None
     if args.min_samples_leaf is not None:
         options["min_samples_leaf"] = args.min_samples_leaf
-    report, timings = replay(trace, **options)
+    report, timings, clf = replay(trace, **options)
 
     cfg = report["config"]
     print(f"trace {path.name}: {timings['jobs']} jobs, read in {read_s:.1f} s; features={cfg['features']} "
@@ -114,6 +147,8 @@ def main(argv: list[str] | None = None) -> int:
     print("slowest retrainings: " + ", ".join(
         f"week {w['week']} ({w['model']['train_size']} rows) {w['model']['retrain_seconds']:.3f} s" for w in slowest))
     print(f"warnings: {len(report['warnings'])}" + "".join(f"\n  {w}" for w in report["warnings"][:10]))
+    if args.profile_fit:
+        print(profile_fit(clf))
     if args.json:
         write_json(args.json, {"timings": timings, "report": report}, indent=1)
     return 0

@@ -34,6 +34,9 @@ BENCHMARKS = {
                   "accuracy",
     "batsim": "wall time of a Batsim run with `bftune batsim` against the same run with batsched easy_bf, "
               "alternated, and where bftune's scheduler spends its time (needs batsim and batsched)",
+    "background_fit": "how much of the classifier's weekly retraining a fit in the background could hide behind "
+                      "Batsim's own time, counted in a finished classifier run (give the run and Batsim's "
+                      "measured time after --)",
     "tune": "wall and CPU time of `bftune tune` on a synthetic log as users run it (fresh process)",
     "tune_vs_campaign": "`bftune tune`'s recommendation against a finished offline campaign on the same trace "
                         "(give the two output directories after --)",

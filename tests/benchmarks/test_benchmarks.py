@@ -114,3 +114,40 @@ def test_the_benchmarks_are_not_in_the_installed_package():
     text = (REPO / "pyproject.toml").read_text()
     assert "bftune.benchmarks" not in text and not (BENCHMARKS / "__init__.py").exists()
     assert not list((REPO / "experiments").glob("bench*.py"))
+
+
+def test_background_fit_counts_the_instants_between_a_retraining_and_the_next_classified_submission(tmp_path, capsys):
+    import pandas as pd
+
+    week = load("background_fit").WEEK
+    jobs = pd.DataFrame({
+        "job_id": ["1", "2", "2#1", "3", "4"],
+        # job 1 opens the weeks at 0; week 1: completions at week+10 and week+20 (job 2 killed, its rerun
+        # submitted then, needing no forest) before job 3 at week+30; week 2: job 4 is the first event
+        "submission_time": [0.0, 5.0, week + 10, week + 30, 2 * week],
+        "finish_time": [week + 10, week + 10, week + 20, week + 40, 2 * week + 1],
+    })
+    table = load("background_fit").windows(jobs)
+    assert table.week.tolist() == [1, 2]
+    assert table.first_event_is_submission.tolist() == [False, True]
+    # after the trigger at week+10: week+20 only; from the boundary itself: week+10 as well
+    assert table.instants_after_trigger.tolist() == [1, 0]
+    assert table.instants_after_boundary.tolist() == [2, 0]
+    jobs.to_csv(tmp_path / "out_jobs.csv", index=False)
+    assert load("background_fit").main([str(tmp_path), "--batsim-seconds", "10", "--messages", "1000"]) == 0
+    out = capsys.readouterr().out
+    assert "2 week boundaries" in out and "1 instants" in out and "at most 0.020 s" in out
+    assert load("background_fit").main([str(tmp_path / "none"), "--batsim-seconds", "1", "--messages", "1"]) == 2
+
+
+def test_the_classifier_benchmark_profiles_a_forest_fit_on_its_replay():
+    from bftune.workloads.synthetic import generate
+
+    classifier = load("classifier")
+    report, timings, clf = classifier.replay(generate(600, 64, seed=1), week=20000.0, n_estimators=5)
+    assert report["counts"]["retrainings"] >= 2 and timings["jobs"] == 600
+    threads = classifier.forest.FIT_THREADS
+    line = classifier.profile_fit(clf)
+    share = int(line.split("of which ")[1].split("%")[0])
+    assert f"({len(clf._train_rows)} rows)" in line and 0 < share <= 100
+    assert classifier.forest.FIT_THREADS == threads  # the one-thread fit gives the setting back
