@@ -19,6 +19,6 @@ STUDY = Study(
     seed_file="003_dd76c05782ff7524.txt", plan=plan.plan, report=report.report,
     durations={"quick": "CTC-SP2, 12 whole-trace runs and 4 ablation campaigns (9 runs): about 100 CPU-seconds with "
                         "the interpreted core, under a minute on 2 idle cores",
-               "paper": "CTC-SP2 and SDSC-BLUE, 252 whole-trace runs (1,959 CPU-seconds: CTC-SP2 498, SDSC-BLUE 1,461) "
-                        "and 11 ablation campaigns (25 runs, 180 CPU-seconds), interpreted core, the stored runs' "
-                        "cpu_s on the project machine (2026-11-25): about 20 minutes on 2 idle cores"})
+               "paper": "CTC-SP2 and SDSC-BLUE, 252 whole-trace runs (1,250 CPU-seconds: CTC-SP2 318, SDSC-BLUE 932) "
+                        "and 11 ablation campaigns (25 runs, 120 CPU-seconds), compiled core, the stored runs' "
+                        "cpu_s on the project machine (2026-11-26): 12 min 17 s on 2 cores"})

@@ -131,7 +131,7 @@ def claims_note(store: Store, trace: str) -> str:
     if easy is not None and pv is not None and last is not None:
         worst = last >= max(easy, pv)
         head = ("EASY-Last is the worst here" if worst else
-                "EASY-Last is not the worst here because our EASY-Last revises an expired prediction to the walltime")
+                "EASY-Last is not the worst here (our EASY-Last revises an expired prediction to the walltime)")
         if kept is None:
             parts.append(f"{head}; {missing('abl_expired')}")
         else:
