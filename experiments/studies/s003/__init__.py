@@ -21,4 +21,4 @@ STUDY = Study(
                         "the interpreted core, under a minute on 2 idle cores",
                "paper": "CTC-SP2 and SDSC-BLUE, 252 whole-trace runs (1,250 CPU-seconds: CTC-SP2 318, SDSC-BLUE 932) "
                         "and 11 ablation campaigns (25 runs, 120 CPU-seconds), compiled core, the stored runs' "
-                        "cpu_s on the project machine (2026-11-26): 12 min 17 s on 2 cores"})
+                        "cpu_s on the project machine (2026-11-26); 12 min 17 s of wall time on 2 cores"})

@@ -70,7 +70,8 @@ def _violations(store: Store, trace: str) -> str:
             missing("abl_expired") + "."
     return text + (f"a scheduler that keeps the expired prediction instead has {kept:,.0f} violations on this trace, "
                    f"against our {ours:,.0f} (`abl_expired`, option `overrun_estimate = \"expired\"`): the count "
-                   "depends on that unstated choice as much as on the filter.")
+                   "depends on that choice as much as on the filter (the study says only that its prediction-based EASY is "
+                   "\"as [16]\", Tsafrir et al., whose rule ours follows).")
 
 
 def _starts(store: Store, trace: str) -> str:
@@ -123,32 +124,27 @@ def notes(store: Store, trace: str) -> dict[str, str]:
 
 
 def claims_note(store: Store, trace: str) -> str:
-    """Under Figures 2, 3, 5, 6: what makes EASY-Last the worst or not, and how a preempted job's wait is counted."""
-    easy, pv, last = (store.value(MAIN, trace, s, "avg_bsld") for s in ("EASY", "PV-EASY", "EASY-Last"))
-    kept = store.value("abl_expired", trace, "EASY-Last", "avg_bsld")
-    kept_pv = store.value("abl_expired", trace, "PV-EASY", "avg_bsld")
-    parts = []
-    if easy is not None and pv is not None and last is not None:
-        worst = last >= max(easy, pv)
-        head = ("EASY-Last is the worst here" if worst else
-                "EASY-Last is not the worst here (our EASY-Last revises an expired prediction to the walltime)")
-        if kept is None:
-            parts.append(f"{head}; {missing('abl_expired')}")
-        else:
-            above = kept >= max(easy, pv)
-            text = (f"{head}: keeping expired predictions instead (`abl_expired`) "
-                    f"{'makes it worse than' if above else 'does not make it worse than'} EASY and our PV-EASY "
-                    f"(MBS {kept:.2f} against {easy:.2f} and {pv:.2f})")
-            if kept_pv is None:
-                text += f"; PV-EASY keeping them too is not measured here {missing('abl_expired')}."
-            elif above and kept >= kept_pv:
-                text += (f", and than a PV-EASY that keeps them too ({kept_pv:.2f}): the study's finding, if both of "
-                         "its schedulers kept expired predictions.")
-            else:
-                text += (f"; a PV-EASY that keeps them too has {kept_pv:.2f}"
-                         + (" (above EASY-Last's)" if kept_pv > kept else "")
-                         + ", so keeping expired predictions does not make EASY-Last the worst of the three.")
-            parts.append(text if text.endswith(".") else text + ".")
+    """Under Figures 2, 3, 5, 6: where EASY-Last stands on each metric, as we run it and keeping expired
+    predictions (EASY-Last and PV-EASY alike: like with like), and how a preempted job's wait is counted."""
+    pv = store.value(MAIN, trace, "PV-EASY", "avg_bsld")
+    parts, rows = [], []
+    for metric, key, figure in (("MBS", "avg_bsld", 5), ("MWBS", "mwbs", 6)):
+        e, p, lt = (store.value(MAIN, trace, s, key) for s in ("EASY", "PV-EASY", "EASY-Last"))
+        kl, kp = (store.value("abl_expired", trace, s, key) for s in ("EASY-Last", "PV-EASY"))
+        if e is None or p is None or lt is None:
+            continue
+        row = f"{metric} (Figure {figure}): EASY-Last {lt:.2f} against EASY's {e:.2f} and PV-EASY's {p:.2f}, {_rank(lt, e, p)}"
+        if kl is not None and kp is not None:
+            row += f"; keeping them, EASY-Last {kl:.2f} and PV-EASY {kp:.2f}, {_rank(kl, e, kp)}"
+        rows.append(row)
+    if rows:
+        kept = store.value("abl_expired", trace, "EASY-Last", "avg_bsld") is not None
+        parts.append("Our EASY-Last revises an expired prediction to the walltime (Tsafrir's rule); "
+                     + ("beside it, both EASY-Last and PV-EASY keeping expired predictions instead (`abl_expired`; "
+                        "EASY plans with the requests and has none to keep)." if kept else
+                        f"keeping expired predictions instead is not measured here {missing('abl_expired')}.")
+                     + "".join(f" {row}." for row in rows) + " The study has EASY-Last worse than EASY on both "
+                     "(its Section 6) and the worst of the three on MWBS (Figure 6).")
     requeue = store.value(MAIN, trace, "PV-EASY", "avg_bsld_from_requeue")
     if pv is not None and requeue is not None:
         parts.append(f"PV-EASY's slowdowns {'do not come' if abs(requeue / pv - 1) <= GAP else 'come partly'} from "
@@ -156,6 +152,13 @@ def claims_note(store: Store, trace: str) -> str:
                      f"(`avg_bsld_from_requeue` in `runs.csv`), its MBS moves by {abs(requeue / pv - 1):.0%} "
                      f"({pv:.2f} to {requeue:.2f}).")
     return " ".join(parts)
+
+
+def _rank(last: float, easy: float, pv: float) -> str:
+    """Where EASY-Last stands against EASY and PV-EASY (lower is better)."""
+    if last >= max(easy, pv):
+        return "the worst of the three"
+    return "worse than EASY, not the worst" if last > easy else "better than EASY"
 
 
 def _virtual_pairs(store: Store, trace: str) -> list[float]:
@@ -210,38 +213,38 @@ def virtual_gap(store: Store, trace: str) -> str:
     def v(name: str, strategy: str, metric: str = "avg_bsld") -> list[float]:
         return [float(store.value(name, trace, strategy, metric, error=e, seed=1)) for e in errors]  # type: ignore[arg-type]
 
-    fcfs, fcfs_kept, pv = v(MAIN, "FCFS-EASY"), v("abl_expired_virtual", "FCFS-EASY"), v(MAIN, "PV-EASY")
+    fcfs, fcfs_kept = v(MAIN, "FCFS-EASY"), v("abl_expired_virtual", "FCFS-EASY")
+    fcfs_kept_w = v("abl_expired_virtual", "FCFS-EASY", "mwbs")
     sjf_kept, pv_kept = v("abl_expired_virtual", "SJF-EASY"), v("abl_expired_virtual", "PV-EASY")
     sjf_kept_w, pv_kept_w = v("abl_expired_virtual", "SJF-EASY", "mwbs"), v("abl_expired_virtual", "PV-EASY", "mwbs")
-    above_pv = all(k > p for k, p in zip(fcfs_kept, pv))
-    above_easy = all(k > easy for k in fcfs_kept)
-    revising_below = all(f < easy for f in fcfs)
+    easy_w = store.value(MAIN, trace, "EASY", "mwbs")
     text = (f"Where PV-EASY is not the best: our FCFS-EASY and SJF-EASY plan a job that runs past its prediction to "
             f"its walltime. Keeping the expired prediction instead (`abl_expired_virtual`, {trace}, seed 1) "
             f"{'raises' if all(k > f for k, f in zip(fcfs_kept, fcfs)) else 'changes'} FCFS-EASY's MBS "
-            f"{_from_to(errors, fcfs, fcfs_kept)}, {'above' if above_pv else 'not above'} PV-EASY's "
-            f"{_at(errors, pv)}, and {'above' if above_easy else 'not above'} EASY with the users' requests "
-            f"({easy:.2f})")
-    if above_pv and above_easy and revising_below:
-        text += (": that is the study's own remark that EASY with requests beats EASY with a virtual predictor "
-                 "within 10 % (its Section 6), which our revising EASY contradicts "
-                 f"({fcfs[0]:.2f} < {easy:.2f}). So the study's EASY most likely never revised an expired "
-                 "prediction.")
-        # The study's PV-EASY would have kept them too: FCFS-EASY against PV-EASY under the same rule.
-        behind = [e for e, f, k in zip(errors, fcfs_kept, pv_kept) if f > k]
-        if len(behind) == len(errors):
-            text += (f" With PV-EASY keeping them too (MBS {_at(errors, pv_kept)}), FCFS-EASY stays above it: that "
-                     "explains the study's FCFS-EASY.")
-        elif behind:
-            ahead = [e for e in errors if e not in behind]
-            text += (f" With PV-EASY keeping them too (MBS {_at(errors, pv_kept)}), FCFS-EASY is above it at "
-                     f"x = {_xs(behind)} only, below it at x = {_xs(ahead)}: that explains the study's FCFS-EASY at "
-                     f"x = {_xs(behind)}, not at x = {_xs(ahead)}.")
-        else:
-            text += (f" With PV-EASY keeping them too (MBS {_at(errors, pv_kept)}), FCFS-EASY is below it at every "
-                     "x measured: that does not explain the study's FCFS-EASY.")
-    else:
-        text += "."
+            f"{_from_to(errors, fcfs, fcfs_kept)}.")
+    small = [i for i, e in enumerate(errors) if e <= 0.10 + 1e-9]
+    if small and easy_w is not None:
+        i = small[0]
+        mbs_agrees, mwbs_agrees = fcfs_kept[i] > easy, fcfs_kept_w[i] > easy_w
+        text += (" The study remarks (its Section 6) that EASY with the users' requests has a smaller MBS and MWBS "
+                 f"than EASY with a virtual predictor within 10 %; at x = {percent(errors[i])} our revising FCFS-EASY "
+                 f"{'contradicts' if fcfs[i] < easy else 'agrees with'} it on MBS ({fcfs[i]:.2f} against "
+                 f"{easy:.2f}), and one that keeps expired predictions "
+                 + ("agrees on both" if mbs_agrees and mwbs_agrees else
+                    "agrees on MBS only" if mbs_agrees else "agrees on MWBS only" if mwbs_agrees else
+                    "agrees on neither")
+                 + f" (MBS {fcfs_kept[i]:.2f} against {easy:.2f}, MWBS {fcfs_kept_w[i]:.2f} against {easy_w:.2f}).")
+    # Against a PV-EASY that keeps expired predictions too: like with like.
+    for metric, mine, theirs in (("MBS", fcfs_kept, pv_kept), ("MWBS", fcfs_kept_w, pv_kept_w)):
+        behind = [e for e, f, k in zip(errors, mine, theirs) if f > k]
+        ahead = [e for e in errors if e not in behind]
+        pairs = ", ".join(f"{f:.2f} against {k:.2f}" for f, k in zip(mine, theirs))
+        where = ("at every x measured" if not ahead else f"at x = {_xs(behind)} only" if behind else
+                 "at no x measured")
+        text += (f" {'With PV-EASY keeping them too, FCFS-EASY' if metric == 'MBS' else 'On MWBS it'} is behind "
+                 f"PV-EASY {where} ({metric} {pairs}, x = {_xs(errors)}).")
+    text += (" An EASY that never revised an expired prediction would thus explain the study's FCFS-EASY behind "
+             "PV-EASY only in those cells.")
     below = all(s < p for s, p in zip(sjf_kept, pv_kept))
     text += (f" {'It does not explain' if below else 'It also bears on'} SJF-EASY: never revised, its MBS is "
              f"{_at(errors, sjf_kept)} (x = {_xs(errors)}), {'still below' if below else 'not below'} PV-EASY's "
@@ -281,13 +284,16 @@ def sjf_gap(store: Store, trace: str) -> str:
     mbs, mwbs = float(requests["avg_bsld"]), float(requests["mwbs"])
     all_below = all(s < p for s, p in zip(sjf, pv)) and all(mbs < p for p in pv)
     within = [e for e, w in zip(errors, pv_w) if mwbs <= w * (1 + GAP / 10)]
-    text += (f" No predictor at all (SJF on the requests, reservation on the requests; `abl_sjf_requests`): "
+    text += (f" No predictor at all (SJF on the requests, reservation on the requests; `abl_sjf_requests`, a proxy: "
+             "the study's virtual predictor replaced the requests in SJF-EASY): "
              f"{mbs:.2f} (MWBS {mwbs:.2f}). ")
     if all_below:
         text += "Every reading keeps SJF-EASY's MBS below PV-EASY's"
-        text += (f"; only the requests-only reading comes within 1 % of PV-EASY's MWBS (at x = "
-                 f"{_xs(within)})" if within else "")
-        text += ". Which jobs count as short does not explain Figure 4's SJF-EASY."
+        if within:
+            sides = ", ".join(f"{'behind' if mwbs > w else 'ahead of'} it at x = {percent(e)} ({mwbs:.2f} against "
+                              f"{w:.2f})" for e, w in zip(errors, pv_w) if e in within)
+            text += f"; on MWBS the requests-only reading comes within 1 % of PV-EASY's: {sides}"
+        text += ". On MBS, which jobs count as short does not explain Figure 4's SJF-EASY."
     else:
         text += "Not every reading keeps SJF-EASY's MBS below PV-EASY's."
     return text + "\n"

@@ -95,7 +95,8 @@ def mbs_gap(store: Store, trace: str) -> str:
             f"preempted); jobs of one processor carry {share(q <= 1):.2f}; jobs PV-EASY never kills carry "
             f"{share(never):.2f}, preempted jobs {share(~never):.2f} (killed once {share(kills == 1):.2f}, 2-3 times "
             f"{share((kills >= 2) & (kills <= 3)):.2f}, 4 or more {share(kills >= 4):.2f})"
-            + (", so kill/restart and re-running lost work are not the cause." if share(~never) < gap / 4 else ".")]
+            + (", so the gap is carried by jobs that are never killed, not by the killed jobs' own slowdowns."
+               if share(~never) < gap / 4 else ".")]
     text.append(_victims(store, trace, p, short, kills))
     text.append(_short_starts(p, tiny))
     text.append(_variants(store, trace, pair, tiny, easy_mbs))
@@ -178,8 +179,9 @@ def _conclusion(store: Store, trace: str, easy_mbs: float, tau_keeps: bool) -> s
     if exact is None or None in others or not tau_keeps:
         return ""
     if exact <= easy_mbs * (1 + GAP) and all(v > easy_mbs * (1 + GAP) for v in others if v is not None):
-        return ("So our gap is Last Model's predictions of short jobs meeting venture backfilling's \"predicted to "
-                "end before the reservation\" test, which the study's step 3 states as we implement it; what made "
+        return ("So our gap is Last Model's predictions of short jobs meeting venture backfilling's test that a "
+                "job be predicted to end before the reservation, our reading of the study's step 3 (\"from the "
+                "nearest predicted completion time to the furthest within the reservation time\"); what made "
                 "the study's PV-EASY-Last \"similar\" to EASY (its word; we test within 10 %) is not in the paper.")
     return ""
 
@@ -238,7 +240,8 @@ def blocked_gap(store: Store, trace: str) -> str:
             f"{both_p[1]:.2f} against {both_e[0]:.2f} and {both_e[1]:.2f}; every big job, blocked or not: "
             f"{all_p[0]:.2f} and {all_p[1]:.2f} against {all_e[0]:.2f} and {all_e[1]:.2f})."]
     if holds and own_p[0] >= own_e[0]:
-        text.append(f"The MBS miss comes from the {n_p - n_b:,} big jobs that only PV-EASY blocks.")
+        text.append(f"The MBS miss comes mostly from the {n_p - n_b:,} big jobs that only PV-EASY blocks (and the "
+                    f"{n_e - n_b:,} that only EASY blocks).")
     to_p, as_p, to_ps, as_ps = _split(p, pb & big)
     to_e, as_e, to_es, as_es = _split(e, eb & big)
     text.append(f"Split at its first blocked pass, a big blocked job waits {as_p:.2f} h as the blocked head (to its "
@@ -257,8 +260,7 @@ def blocked_gap(store: Store, trace: str) -> str:
     text.append(_rules(store, trace, p, bp, q, big, ge, pb, own_p[0], own_e[0], n_p))
     if as_p < as_e and to_p > to_e and not holds:
         text.append("So on this trace our PV-EASY shortens a big job's time as the blocked head, as the study says, "
-                    "but keeps a longer queue in front of it; what kept the study's queue as short as EASY's is not "
-                    "in the paper.")
+                    "but keeps a longer queue in front of it; the paper reports no queue lengths to compare.")
     elif as_p < as_e and holds:
         text.append("Strict fairness acts where the study says: on the time a big job spends as the blocked head.")
     return " ".join(text) + "\n"
@@ -279,8 +281,9 @@ def _rules(store: Store, trace: str, p: pd.DataFrame, bp: np.ndarray, q: np.ndar
     side = "above" if all(v > easy for v in measured) else "below" if all(v < easy for v in measured) else None
     kills = int(((p["kills"].to_numpy() > 0) & pb & big).sum())
     listed = ", ".join(f"{what} {v:.2f}" if v is not None else f"{what} not stored" for what, v in rules)
-    head = (f"Under every counting rule PV-EASY's MBS of its big blocked jobs ({own:.2f}) stays {side} EASY's "
-            f"({easy:.2f})" if side else f"PV-EASY's MBS of its big blocked jobs ({own:.2f}; EASY {easy:.2f}) under "
-            "each counting rule")
+    head = (f"Under every counting rule and scheduler variant measured, PV-EASY's MBS of its big blocked jobs "
+            f"({own:.2f}) stays {side} EASY's ({easy:.2f}, under EASY's default rule)" if side else
+            f"PV-EASY's MBS of its big blocked jobs ({own:.2f}; EASY {easy:.2f}, under its default rule) under each "
+            "counting rule and scheduler variant measured")
     rarely = "rarely " if kills < 0.05 * n_p else ""
     return f"{head}: {listed}; big blocked jobs are {rarely}preempted themselves ({kills:,} of {n_p:,})."
