@@ -80,5 +80,5 @@ STUDY = Study(
     number="002", title="On limits of machine learning techniques in the learning of scheduling policies",
     seed_file="002_da4de8ef99934c67.txt", plan=plan, report=report, extra=extra,
     durations={"quick": "20 windows x 2,000 trials, 5 sequences and KTH-SP2's windows: about 15 s on 2 cores",
-               "paper": "225 evaluation runs (6 min on 2 cores) and 440 windows x 256,000 trials (13 min on 2 "
-                        "cores), measured 2026-11-23"})
+               "paper": "225 evaluation runs (312 CPU-seconds, 2 min 42 s on 2 cores) and 440 windows x 256,000 "
+                        "trials (7 min 27 s on 2 cores), compiled core, measured on the project machine 2026-11-26"})
