@@ -18,7 +18,13 @@ def test_claims_are_tested_on_both_tables(tmp_path):
     lines += [f"{k},{'fixed' if '/' not in k else 'selector'},{v},60" for k, v in values.items()]
     (folder / "summary_online.csv").write_text("\n".join(lines) + "\n")
     text = report.report(tmp_path, "paper", Archive(tmp_path / "none"))
-    assert "the two agree on 3 of 4" in text
+    assert "the two agree on 3 of the 6 yes/no tests" in text
+    # the bandit's share of the random-to-full gap: weekly (-4 - -10) / (-4 - -16) = 0.50, daily 2/9 = 0.22;
+    # the study's KTH-SP2 row: weekly 1/6 = 0.17, daily 2/3 = 0.67
+    assert ("| KTH-SP2 | bandit recovers a quarter to the whole of the random-to-full gap, weekly periods | "
+            "yes (0.50 of the gap) | - | no (0.17 of the gap) | **no** |") in text
+    assert "daily periods | no (0.22 of the gap) | - | yes (0.67 of the gap) | **no** |" in text
+    assert "no impact\") | 1.0 | - | 1.0 | - |" in text  # |full/1w - full/1d|: ours and the study's
     # worst of full and noisy: -14 against the best fixed policy's -20: 6 points; the study's 16 - 11 = 5
     assert "| KTH-SP2 | full and noisy feedback: worst gap to the best fixed policy (points) | 6.0 | - | 5.0 | - |" \
         in text
@@ -68,3 +74,19 @@ def test_table4_says_which_published_cell_we_changed_and_what_each_value_rests_o
     assert "| KTH-SP2 | full/1w | -10.0 | -12 | +2.0 | 60 |" in text
     assert 'KTH-SP2 full/1d: the study prints "11%"; we changed it to -11: every other value of Table 4' in text
     assert "KTH-SP2 (12 to 60 resamples by strategy" in text
+
+
+def test_table3_names_its_sign_misses_zero_cells_and_bias():
+    """SDSC-BLUE's published row has a 0 (LPF): not a sign test, named apart; ours differs in sign on LAF only."""
+    from bftune.experiments.studies.s001 import naming, tables
+
+    published = dict(zip(naming.TABLE3_COLUMNS, naming.TABLE3["SDSC-BLUE"]))
+    ours = {col: value + 2.0 for col, value in published.items()}  # 2 points above everywhere...
+    ours["LAF"] = -5.0  # ...but LAF, below and of the other sign (published +23)
+    summary = pd.DataFrame({"strategy": [tables.STUDY_NAMING.get(c, c) for c in ours],
+                            "family": "fixed", "rel_total_wait": [v / 100 for v in ours.values()], "resamples": 60})
+    text = tables.table3({"SDSC-BLUE": summary}, ["SDSC-BLUE"])
+    assert ("Signs agree on 9 of the 10 columns with a non-zero published value (SDSC-BLUE LPF, published 0, ours "
+            "+2.0); they differ on SDSC-BLUE LAF (-5.0 against +23).") in text
+    assert ("Ours is above the study's value (less reduction of the waiting time) in 10 of 11 cells (differences "
+            "in points: SDSC-BLUE -28.0 to +2.0).") in text
