@@ -69,10 +69,10 @@ STUDY = Study(
     durations={"quick": "KTH-SP2, FCFS and SPF: about 30 s on 2 cores",
                "paper": "3 traces x 4 policies x 5 variants, 2 large traces x 4 policies x 3 variants, 13 "
                         "ablation campaigns (FCFS on 3 traces, some also on SDSC-BLUE; the threshold with FCFS and "
-                        "SAF; the safeguard's timing on every trace x policy; five readings of the classifier on "
+                        "SAF, and SPF on SDSC-BLUE; the safeguard's timing on every trace x policy; five readings of the classifier on "
                         "the cells that miss), EASY++ with FCFS on 4 traces x 3 job sets, the two kinds of "
                         "classifier error on Table 7's 4 traces x 2 policies, the forest's seeds 2 and 3 on the 3 "
                         "main traces x 4 policies: 393 runs, 305 of them distinct (the ablations share base runs "
                         "by id), about 8,500 CPU-seconds on the project machine (2026-11-25/26, compiled core; "
-                        "the stored runs' cpu_s, each distinct run once): about 75 min on 2 idle cores"})
+                        "the stored runs' cpu_s, each distinct run once): about 71 min on 2 idle cores"})
 

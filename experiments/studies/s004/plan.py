@@ -56,9 +56,9 @@ ABLATION = (
                          "job finished so far", "",
      'preset = "study004"\ndivider_window = "1w"'),
     ("abl_safeguard_weekly", "the preset with the safeguard checked only at each week's end (the study's \"only "
-                             "at the end of every week\" read as the kill's timing, which its text does not "
-                             "support: the sentence continues the paragraph on updating the classifier) instead of "
-                             "at start + divider", "",
+                             "at the end of every week\" read as the kill's timing: the sentence follows Algorithm 2, "
+                             "but Sections 5.3, 6.4 and 7 describe a kill at the divider) instead of at start + "
+                             "divider", "",
      'preset = "study004"\nsafeguard_period = "1w"'),
     ("abl_kill_current_divider", "the preset with the kill when a small job's execution time reaches the divider "
                                  "in force then (Section 5.3) instead of the divider at its start", "",

@@ -18,7 +18,7 @@ ways: Section 4.3.2 says FS "tends to be smaller than" FL and compares FS
 with the underestimation rates of another method (5-8 %), which fits Table
 6's names (A: Table 5's two columns swapped); Table 6's own caption ("7-11%
 of Large jobs are misclassified while 4-8% of Small jobs are") and the
-abstract's "precision ratio between 78% and 89%" (the printed "Precision"
+introduction's "precision ratio between 78% and 89%" (the printed "Precision"
 column spans 78-90 over the seven traces, the printed "Recall" 77-91) fit
 Table 5 as printed (B: Table 6's two names swapped).  A says the
 study's classifier errs more often by delaying small jobs than by killing

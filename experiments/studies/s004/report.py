@@ -63,8 +63,8 @@ def _table56(quality: pd.DataFrame | None, traces: list[str]) -> str:
             "other policies differ by less than a point), in %, small = positive. Theirs: Table 6's rates as shares "
             "of all jobs and one pair of names swapped, which is what makes the two tables agree; which pair, the "
             "arithmetic cannot tell. Below, reading A: Table 5's precision and recall columns swapped (Section "
-            "4.3.2 says FS is the smaller rate); reading B, Table 6's false large and false small swapped (its "
-            "caption, \"7-11% of Large jobs are misclassified\", and the abstract's \"precision ... between 78% and "
+            "4.3.2 says FS \"tends to be smaller\"); reading B, Table 6's false large and false small swapped (its "
+            "caption, \"7-11% of Large jobs are misclassified\", and the introduction's \"precision ... between 78% and "
             "89%\" fit it) gives the same accuracy, precision and recall as printed and exchanges the two error "
             "shares: the study's classifier would then kill 7-11 % of the jobs rather than delay them. "
             "`experiments/studies/s004/published.py` gives the arithmetic; the acceptance checks both readings."
@@ -192,8 +192,9 @@ def _safeguard_timing(out: Path, main: pd.DataFrame | None) -> str:
             "kills at start + the divider in force at the start (SPEC's); `abl_kill_current_divider` compares with "
             "the divider in force at each instant (section \"Readings on the cells that miss\"). The sentence "
             "\"The full execution of this procedure takes only a few seconds and occurs only at the end of every "
-            "week\" follows Algorithm 2 in the layout but continues the paragraph on updating the classifier "
-            "(finding the median and training); read as the safeguard's timing (`abl_safeguard_weekly`)")
+            "week\" comes right after Algorithm 2 and may describe it or the classifier's update before it (finding "
+            "the median and training): the layout allows either, Sections 5.3, 6.4 and 7 describe a kill at the "
+            "divider; read as the safeguard's timing (`abl_safeguard_weekly`)")
     weekly = weekly_safeguard(out)
     if not weekly:
         return text + " it is measured at paper scale."
