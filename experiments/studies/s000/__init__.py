@@ -26,5 +26,6 @@ STUDY = Study(
     report=report.report, extra=tables12.extra, traces=tables12.traces,
     durations={"quick": "KTH-SP2, 20 resampled weeks per half, plus Tables 1-2: about 20 s on 2 cores",
                "paper": "5 traces x 100 runs x 250 weeks per half, measured on the project machine with the "
-                        "compiled core (2026-11-24): KTH-SP2, SDSC-SP2, CTC-SP2 and SDSC-BLUE about 630 "
-                        "CPU-seconds in all, CEA-Curie about 2,200 (22 a run): about 25 min on 2 idle cores"})
+                        "compiled core (2026-11-24 / 2026-11-26, another CPU): KTH-SP2, SDSC-SP2, CTC-SP2 and SDSC-BLUE "
+                        "about 630 / 850 CPU-seconds in all, CEA-Curie about 2,200 / 3,200 (22 / 32 a run): about "
+                        "25 / 36 min on 2 cores"})
