@@ -71,7 +71,7 @@ def test_reports_of_empty_directories_say_nothing_is_stored(tmp_path):
     texts = {number: command.load_study(number).report(tmp_path, "quick", nowhere)
              for number in STUDIES if number != "004"}  # 004's Tables 1-3 read the traces: its own tests
     assert "Traces run: none yet" in texts["001"]
-    assert "| KTH-SP2 | - | - | - | 29 | - |" in texts["000"]  # published value beside an empty cell, nothing invented
+    assert "| KTH-SP2 | - | - | - | - | 29 | - |" in texts["000"]  # published value beside an empty cell, nothing invented
     assert "Not run yet" in texts["003"]
     assert "Not collected yet" in texts["002"]
 
