@@ -88,10 +88,10 @@ def profile_fit(clf: RuntimeClassifier) -> str:
                          max_samples=clf.max_samples)
     finally:
         forest.FIT_THREADS = threads
-    stats = pstats.Stats(profiler)
-    total = stats.total_tt
-    builder = sum(tt for (file, _, name), (_, _, tt, _, _) in stats.stats.items()
-                  if name == "_fit" and file.replace("\\", "/").endswith("sklearn/tree/_classes.py"))
+    profile = pstats.Stats(profiler).get_stats_profile()
+    total = profile.total_tt
+    builder = sum(f.tottime for name, f in profile.func_profiles.items()
+                  if name == "_fit" and f.file_name.replace("\\", "/").endswith("sklearn/tree/_classes.py"))
     return (f"one forest fitted on every labelled job of the replay ({len(rows)} rows), one thread: {total:.3f} s, of which "
             f"{builder / total:.0%} in scikit-learn's tree builder (BaseDecisionTree._fit's own time)")
 

@@ -36,11 +36,10 @@ def _section74(out: Path) -> str:
         t = test.iloc[0]
         ours = 100.0 * (1.0 - float(t["rel_avg_wait_mean"]))
         half = _half_width(out / "campaigns" / name / "weeks.csv", str(t["config"]))
-        low, high = (ours - half, ours + half) if half is not None else (None, None)
         rows.append([name, t["config"], int(t["weeks"]), num(ours),
-                     f"[{low:.1f}, {high:.1f}]" if half is not None else "-", SECTION74[name],
+                     f"[{ours - half:.1f}, {ours + half:.1f}]" if half is not None else "-", SECTION74[name],
                      diff(ours, SECTION74[name])])
-        gaps.append((name, ours - SECTION74[name], low is not None and low <= SECTION74[name] <= high))
+        gaps.append((name, ours - SECTION74[name], half is not None and abs(ours - SECTION74[name]) <= half))
     return ("## Learned policy on the testing half, threshold 20 h (Section 7.4)\n\n"
             "The pair with the lowest mean relative AvgWait on the training half's resampled weeks, and its mean "
             "AvgWait diminution against EASY-FCFS-FCFS on the testing half's weeks, with a 95 % interval of that "

@@ -79,8 +79,9 @@ def margins(runs: pd.DataFrame | None, claim: Claim) -> str:
 def section(out: Path, summaries: dict, done: list[str]) -> str:
     rows, agree, total = [], 0, 0
     for name in done:
-        ours = table4_values(summaries[name])
-        if any(v is None for v in ours.values()):
+        values = table4_values(summaries[name])
+        ours = {k: v for k, v in values.items() if v is not None}
+        if len(ours) < len(values):
             continue
         theirs = dict(zip(TABLE4_COLUMNS, TABLE4[name]))
         runs_path = out / "campaigns" / name / "runs.csv"

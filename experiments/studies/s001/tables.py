@@ -97,8 +97,9 @@ def table4(summaries: dict, done: list[str]) -> str:
             count = counts.get(best_name if col == "best" else col)
             rows.append([name, label, num(values[col]), shown, diff(values[col], theirs),
                          "-" if count is None else count])
-            if values[col] is not None:
-                diffs.append((name, values[col] - theirs))
+            value = values[col]
+            if value is not None:
+                diffs.append((name, value - theirs))
     return ("## Policy selection (Table 4)\n\n"
             + (_bias(diffs) + "\n\n" if diffs else "")
             + table(["trace", "strategy", "ours (%)", "theirs (%)", "diff", "resamples"], rows)
