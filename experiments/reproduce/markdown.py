@@ -18,6 +18,11 @@ def table(header: list[str], rows: list[list]) -> str:
     return "\n".join(lines)
 
 
+def listed(items: list[str]) -> str:
+    """ "a", "a and b", "a, b and c": names or figures in a report's sentence."""
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
 def diff(ours, theirs, digits: int = 1) -> str:
     """ours - theirs, signed ('-' when either is missing)."""
     if ours is None or theirs is None or (isinstance(ours, float) and math.isnan(ours)):

@@ -8,7 +8,7 @@ from pathlib import Path
 import pandas as pd
 
 from bftune.experiments.report.offline import offline_relative
-from bftune.experiments.reproduce.markdown import diff, num, table
+from bftune.experiments.reproduce.markdown import diff, listed, num, table
 from bftune.experiments.studies.s000 import tables12
 from bftune.experiments.studies.s000.plan import PUBLISHED, TRACES
 from bftune.workloads.archive import Archive
@@ -71,24 +71,20 @@ def _gap_sentence(gaps: list[tuple[str, float, bool]]) -> str:
     parts = [f"Ours lie {min(sizes):.1f} to {max(sizes):.1f} points from the study's"
              if len(gaps) > 1 else f"Ours lies {sizes[0]:.1f} points from the study's"]
     if below:
-        parts.append(f"below it on {_names(below)}")
+        parts.append(f"below it on {listed(below)}")
     if above:
-        parts.append(f"above it on {_names(above)}")
+        parts.append(f"above it on {listed(above)}")
     text = ", ".join(parts) + "."
     if inside and len(inside) == len(gaps):
         text += (f" The published value lies inside our 95 % interval on {'all ' + str(len(gaps)) if len(gaps) > 1 else 'it'}"
                  ": resampling alone can account for the difference" + ("s." if len(gaps) > 1 else "."))
     elif inside:
-        text += (f" The published value lies inside our 95 % interval on {_names(inside)} only ({len(inside)} of "
+        text += (f" The published value lies inside our 95 % interval on {listed(inside)} only ({len(inside)} of "
                  f"{len(gaps)}): elsewhere resampling alone does not account for the difference.")
     else:
         text += (f" The published value lies outside our 95 % interval on all {len(gaps)}: resampling alone does "
                  "not account for the differences.")
     return text
-
-
-def _names(names: list[str]) -> str:
-    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 
 
 def _gaps(out: Path) -> str:

@@ -10,6 +10,7 @@ job-by-job analyses (Figures 2-3 and 5) are in :mod:`.jobs`.
 
 from __future__ import annotations
 
+from bftune.experiments.reproduce.markdown import listed
 from bftune.experiments.studies.s003.plan import MAIN
 from bftune.experiments.studies.s003.published import value as pub
 from bftune.experiments.studies.s003.stored import Store
@@ -174,11 +175,6 @@ def _virtual_pairs(store: Store, trace: str) -> list[float]:
     return errors
 
 
-def listed(items: list[str]) -> str:
-    """ "a", "a and b", "a, b and c"."""
-    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
-
-
 def _at(errors: list[float], values: list[float]) -> str:
     """ "7.63 and 7.78": one value per error, in their order."""
     return listed([f"{v:.2f}" for v in values])
@@ -224,7 +220,7 @@ def virtual_gap(store: Store, trace: str) -> str:
             f"{_from_to(errors, fcfs, fcfs_kept)}.")
     small = [i for i, e in enumerate(errors) if e <= 0.10 + 1e-9]
     if small and easy_w is not None:
-        i = small[0]
+        i = small[-1]  # the largest error the remark covers
         mbs_agrees, mwbs_agrees = fcfs_kept[i] > easy, fcfs_kept_w[i] > easy_w
         text += (" The study remarks (its Section 6) that EASY with the users' requests has a smaller MBS and MWBS "
                  f"than EASY with a virtual predictor within 10 %; at x = {percent(errors[i])} our revising FCFS-EASY "

@@ -64,15 +64,15 @@ def per_seed_counts(by_seed: list[pd.DataFrame | None]) -> str:
     """The acceptance counts on these traces under each seed: Section 6.1's ranges and Table 7's tolerance."""
     in_range: list[str] = []
     in_table7: list[str] = []
-    for i in range(len(by_seed)):
-        if by_seed[i] is None:
+    for seed, runs in zip((1, *EXTRA_SEEDS), by_seed):
+        if runs is None:
             continue
-        one = [by_seed[i]]
-        ranged = [(lo <= improvements(one, t, p, p)[0] <= hi) for t in SEED_TRACES
-                  for p, (lo, hi) in pub.SECTION61_RANGES.items() if improvements(one, t, p, p)]
-        near = [abs(improvements(one, t, p, "FCFS")[0] - theirs) <= TABLE7_TOLERANCE for t in SEED_TRACES
-                for p, theirs in zip(("FCFS", "SPF"), pub.TABLE7.get(t, ())) if improvements(one, t, p, "FCFS")]
-        seed = 1 if i == 0 else EXTRA_SEEDS[i - 1]
+        own = [(stored.improvement(runs, t, p, "rf", base_policy=p), lo, hi) for t in SEED_TRACES
+               for p, (lo, hi) in pub.SECTION61_RANGES.items()]
+        fcfs = [(stored.improvement(runs, t, p, "rf", base_policy="FCFS"), theirs) for t in SEED_TRACES
+                for p, theirs in zip(("FCFS", "SPF"), pub.TABLE7.get(t, ()))]
+        ranged = [lo <= v <= hi for v, lo, hi in own if v is not None]
+        near = [abs(v - theirs) <= TABLE7_TOLERANCE for v, theirs in fcfs if v is not None]
         in_range.append(f"{sum(ranged)} of {len(ranged)} (seed {seed})")
         in_table7.append(f"{sum(near)} of {len(near)} (seed {seed})")
     if len(in_range) < 2:

@@ -47,6 +47,11 @@ def test_the_section_names_sign_flips_and_table7_cells_missed_under_every_seed(t
     # FCFS-CI 12 to 20 points below the published 50 %, SPF-CI (20 %) 39 below 59 %, under every seed
     assert "changes sign with the seed on KTH-SP2 SAF;" in text
     assert "under every seed: KTH-SP2 FCFS-CI, KTH-SP2 SPF-CI." in text
+    # the acceptance counts per seed: FCFS 30/38/35 % in 33-79 under seeds 2-3, SPF 11.1 % in 3-32 always,
+    # SAF -10/+10/-20 % in 10-51 under seed 2 only (the bound counts); Table 7 within 10 points under none
+    assert ("cells within Section 6.1's ranges (FCFS 33-79 %, SPF 3-32 %, SAF 10-51 %): 1 of 3 (seed 1), 3 of 3 "
+            "(seed 2), 2 of 3 (seed 3); Table 7 cells within 10 points: 0 of 2 (seed 1), 0 of 2 (seed 2), 0 of 2 "
+            "(seed 3).") in text
     # with seed 1 alone there is nothing to show
     for seed in seeds.EXTRA_SEEDS:
         (tmp_path / "campaigns" / seeds.campaign(seed) / "runs.csv").unlink()
