@@ -19,10 +19,10 @@ from typing import Any
 #: The version, defined here only (pyproject.toml reads it).
 __version__ = "0.1.0"
 
-from bftune import compiled as _compiled  # noqa: E402  # after __version__, which the build reads statically
+from bftune.support import compiled as _compiled  # noqa: E402  # after __version__, which the build reads statically
 
 # Before anything imports the core: a build made by `bftune accelerate` for exactly these sources
-# replaces its modules (see bftune.compiled); without one, nothing changes.
+# replaces its modules (see bftune.support.compiled); without one, nothing changes.
 _compiled.install()
 
 #: The public API, imported on first use: the command line imports this package at every start, and the

@@ -33,14 +33,14 @@ from typing import Any
 
 import pandas as pd
 
-from bftune.experiments.batsim_run import compare_backends
+from bftune.experiments.runs.batsim import compare_backends
 from bftune.experiments.campaign.config import campaign_from_dict, load_config
 from bftune.experiments.campaign.runner import run_campaign as _run_campaign
-from bftune.experiments.tables import read_out_jobs
-from bftune.experiments.local_run import run_local
-from bftune.experiments.outjobs import all_columns, write_out_jobs
-from bftune.experiments.results import write_summary
-from bftune.files import result_dir
+from bftune.experiments.runs.tables import read_out_jobs
+from bftune.experiments.runs.local import run_local
+from bftune.experiments.runs.outjobs import all_columns, write_out_jobs
+from bftune.experiments.runs.summary import write_summary
+from bftune.support.files import result_dir
 from bftune.schedulers.config import SchedulerConfig
 from bftune.schedulers.core.policies import REGISTRY, formula_of
 from bftune.schedulers.drivers.local.simulator import RunLog

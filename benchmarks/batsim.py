@@ -70,7 +70,7 @@ def free_port() -> int:
 
 
 def bftune() -> list[str]:
-    return [sys.executable, "-m", "bftune.experiments.cli"]
+    return [sys.executable, "-m", "bftune.experiments.cli.main"]
 
 
 def prepare(name: str, data: Archive, work: Path) -> tuple[Path, Path]:

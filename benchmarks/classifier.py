@@ -28,7 +28,7 @@ from common import add_data_argument, data_dir, find_trace
 
 from bftune.learning import forest
 
-from bftune.experiments.results import write_json
+from bftune.experiments.runs.summary import write_json
 from bftune.learning.classifier import RuntimeClassifier
 from bftune.workloads.swf import read_swf
 

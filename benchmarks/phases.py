@@ -45,13 +45,13 @@ def done(name):
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     out["phases"].append([name, now - t[0], peak])
     t[0] = now
-from bftune.experiments.heap import fix_mmap_threshold
+from bftune.support.heap import fix_mmap_threshold
 fix_mmap_threshold()
-import bftune.experiments.cli
-from bftune.experiments.local_run import workload_info
-from bftune.experiments.outjobs import runs_columns, whole_columns, write_out_jobs
-from bftune.experiments.results import build_summary, write_summary
-from bftune.gcpause import paused_gc
+import bftune.experiments.cli.main
+from bftune.experiments.runs.local import workload_info
+from bftune.experiments.runs.outjobs import runs_columns, whole_columns, write_out_jobs
+from bftune.experiments.runs.summary import build_summary, write_summary
+from bftune.support.gcpause import paused_gc
 from bftune.schedulers.config import SchedulerConfig
 from bftune.schedulers.drivers.local.simulator import simulate
 from bftune.workloads.swf import read_swf

@@ -124,7 +124,7 @@ def measure(argv: list[str], out_dir: Path | None = None, env: dict[str, str] | 
 def bftune_command() -> list[str]:
     """The installed console script next to this interpreter (what users run), else ``python -m``."""
     script = Path(sys.executable).with_name("bftune")
-    return [str(script)] if script.exists() else [sys.executable, "-m", "bftune.experiments.cli"]
+    return [str(script)] if script.exists() else [sys.executable, "-m", "bftune.experiments.cli.main"]
 
 
 def median(values: list[float]) -> float:
@@ -160,13 +160,13 @@ def write_clean(source: str, target: str) -> None:
     print(len(trace.jobs))
 
 
-#: ``--cores`` values: the environment each names (``bftune.compiled``).
+#: ``--cores`` values: the environment each names (``bftune.support.compiled``).
 CORES = {"compiled": "auto", "interpreted": "interpreted"}
 
 
 def core_label(env: dict[str, str]) -> str:
     """Which core a fresh ``bftune`` process with ``env`` runs: "compiled" only if a build matches."""
-    code = "import bftune.compiled as c; print('compiled' if c.active() else 'interpreted')"
+    code = "import bftune.support.compiled as c; print('compiled' if c.active() else 'interpreted')"
     return subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
                           check=True).stdout.strip()
 

@@ -48,7 +48,7 @@ def user_env() -> dict[str, str]:
 def bftune() -> list[str]:
     """The ``bftune`` of this interpreter's environment."""
     exe = Path(sys.executable).with_name("bftune")
-    return [str(exe)] if exe.exists() else [sys.executable, "-m", "bftune.experiments.cli"]
+    return [str(exe)] if exe.exists() else [sys.executable, "-m", "bftune.experiments.cli.main"]
 
 
 def make_trace(path: Path, jobs: int, procs: int, seed: int) -> dict:

@@ -5,7 +5,7 @@ A page names what the hook puts in with an HTML comment on a line of its own:
 ``<!-- generated: NAME -->``
     replaced by text the code produces: ``options`` (the option table,
     ``bftune.schedulers.options.markdown_table``), ``cli`` (every sub-command's ``--help``, from the
-    argparse parsers of ``experiments/cli.py``), ``policies`` (what ``bftune policies`` prints),
+    argparse parsers of ``experiments/cli/main.py``), ``policies`` (what ``bftune policies`` prints),
     ``layers`` (the layers and their allowed imports, read from ``tests/test_imports.py``), ``api``
     (the mkdocstrings directive for ``bftune.api``).
 ``<!-- include: PATH -->``
@@ -110,13 +110,13 @@ def options_table() -> str:
 
 
 def subcommands() -> dict[str, argparse.ArgumentParser]:
-    from bftune.experiments.cli import build_parser
+    from bftune.experiments.cli.main import build_parser
 
     parser = build_parser()
     for action in parser._actions:  # argparse keeps its sub-parsers in this one action
         if isinstance(action, argparse._SubParsersAction):
             return {"": parser, **action.choices}
-    raise PluginError("experiments/cli.py's parser has no sub-commands")
+    raise PluginError("experiments/cli/main.py's parser has no sub-commands")
 
 
 def cli_help() -> str:
@@ -136,7 +136,7 @@ def cli_help() -> str:
 
 
 def policies_text() -> str:
-    from bftune.experiments.cli import cmd_policies
+    from bftune.experiments.cli.main import cmd_policies
 
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
@@ -273,7 +273,7 @@ def _same(documented: set[str], produced: set[str], what: str, page_path: str) -
 
 
 def check_out_jobs_columns(documented: dict[str, str], page_path: str) -> None:
-    from bftune.experiments.outjobs import COLUMNS
+    from bftune.experiments.runs.outjobs import COLUMNS
 
     _same(set(documented), set(COLUMNS), "out_jobs.csv columns", page_path)
 
@@ -282,7 +282,7 @@ def _check_files(constant: str, module: str):
     def check(documented: dict[str, str], page_path: str) -> None:
         import importlib
 
-        from bftune.files import MARKER as RESULT_MARKER
+        from bftune.support.files import MARKER as RESULT_MARKER
 
         files = set(getattr(importlib.import_module(module), constant)) | {RESULT_MARKER}
         _same(set(documented), files, f"{constant} files", page_path)
@@ -291,7 +291,7 @@ def _check_files(constant: str, module: str):
 
 
 #: summary.json fields the local simulations below cannot produce: those of a Batsim run (checked in
-#: the source of experiments/batsim_run.py instead).
+#: the source of experiments/runs/batsim.py instead).
 BATSIM_ONLY = ("scheduler_seconds", "scheduler_share", "batsim", "warnings")
 
 
@@ -302,7 +302,7 @@ def produced_summary_fields() -> frozenset[str]:
     The configurations cover every section a run can add: plain EASY, a selector of each family,
     the classifier, PV-EASY with a predictor and the fairness monitor, a virtual predictor, kills.
     """
-    from bftune.experiments.local_run import run_local
+    from bftune.experiments.runs.local import run_local
     from bftune.schedulers.config import SchedulerConfig
     from bftune.workloads.synthetic import generate
 
@@ -345,7 +345,7 @@ def check_summary_fields(documented: dict[str, str], page_path: str) -> None:
     batsim_source = (ROOT / "experiments" / "batsim_run.py").read_text()
     for field in BATSIM_ONLY:
         if f'"{field}"' not in batsim_source:
-            raise PluginError(f"{page_path}: summary.json's {field!r} is no longer written by experiments/batsim_run.py")
+            raise PluginError(f"{page_path}: summary.json's {field!r} is no longer written by experiments/runs/batsim.py")
     _same(set(documented), shallow | set(BATSIM_ONLY), "summary.json fields", page_path)
     for field in sorted(produced - shallow):
         parent = field
@@ -359,7 +359,7 @@ def check_summary_fields(documented: dict[str, str], page_path: str) -> None:
 CHECKED = {
     "summary-fields": check_summary_fields,
     "out-jobs-columns": check_out_jobs_columns,
-    "files-local": _check_files("LOCAL_RESULT", "bftune.experiments.local_run"),
-    "files-batsim": _check_files("BATSIM_RESULT", "bftune.experiments.batsim_run"),
-    "files-compare": _check_files("COMPARE_RESULT", "bftune.experiments.batsim_run"),
+    "files-local": _check_files("LOCAL_RESULT", "bftune.experiments.runs.local"),
+    "files-batsim": _check_files("BATSIM_RESULT", "bftune.experiments.runs.batsim"),
+    "files-compare": _check_files("COMPARE_RESULT", "bftune.experiments.runs.batsim"),
 }

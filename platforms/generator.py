@@ -35,7 +35,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 from xml.sax.saxutils import quoteattr
 
-from bftune.files import atomic_write_text
+from bftune.support.files import atomic_write_text
 from bftune.workloads import limits
 
 MASTER_HOST = "master_host0"

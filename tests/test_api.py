@@ -11,7 +11,7 @@ import sys
 import bftune
 import pytest
 from bftune import api
-from bftune.experiments.cli import main
+from bftune.experiments.cli.main import main
 from locations import REPO
 
 SMALL = dict(jobs=600, procs=64, seed=3)

@@ -19,18 +19,18 @@ from pathlib import Path
 
 import fake_batsim
 import pytest
-from bftune import compiled
+from bftune.support import compiled
 from processes import command, descendants, group_members, wait_until
-from bftune.experiments import accelerate
+from bftune.experiments.cli import accelerate
 
-PROBE = ("import bftune.compiled as c, bftune.schedulers.core.engine as e; "
+PROBE = ("import bftune.support.compiled as c, bftune.schedulers.core.engine as e; "
          "print('compiled' if c.active() else 'interpreted', e.__file__)")
 
 
 #: PV-EASY and EASY-Last under the options that change the core's planning (venture backfilling's second step,
 #: expired predictions kept), with the fairness monitor: every summary figure, printed.
 VARIANTS = """
-from bftune.experiments.local_run import run_local
+from bftune.experiments.runs.local import run_local
 from bftune.schedulers.config import SchedulerConfig
 from bftune.workloads.synthetic import generate
 trace = generate(800, 32, seed=4)
@@ -66,7 +66,7 @@ def fake_build(cache: Path, key: str, files: dict[str, str], contents: bytes | N
 
 
 def current_key() -> str:
-    return subprocess.run([sys.executable, "-c", "import bftune.compiled as c; print(c.source_key())"],
+    return subprocess.run([sys.executable, "-c", "import bftune.support.compiled as c; print(c.source_key())"],
                           capture_output=True, text=True, check=True).stdout.strip()
 
 
@@ -101,7 +101,7 @@ def test_the_batsim_driver_is_loaded_on_first_use_and_from_its_source_if_its_lib
     code = f"""
 import importlib.machinery, importlib.util, sys
 from pathlib import Path
-from bftune import compiled
+from bftune.support import compiled
 from bftune.schedulers.config import SchedulerConfig
 location = {str(tmp_path / "driver.so")!r}
 loader = compiled.OnDemandLoader(importlib.machinery.ExtensionFileLoader({name!r}, location), Path({str(tmp_path)!r}))
@@ -185,7 +185,7 @@ def test_prune_removes_other_builds_and_says_when_these_sources_have_none(tmp_pa
     key = current_key()
     fake_build(tmp_path, "0" * 20, {"bftune.schedulers.core.engine": "engine.so"})
     env = {**os.environ, "BFTUNE_CACHE_DIR": str(tmp_path)}
-    command = [sys.executable, "-m", "bftune.experiments.cli", "accelerate", "--prune"]
+    command = [sys.executable, "-m", "bftune.experiments.cli.main", "accelerate", "--prune"]
     done = subprocess.run(command, env=env, capture_output=True, text=True, check=True)
     assert "removed 1 build(s)" in done.stdout and "these sources have no build" in done.stdout
     assert not (tmp_path / "compiled" / ("0" * 20)).exists()
@@ -197,7 +197,7 @@ def test_prune_removes_other_builds_and_says_when_these_sources_have_none(tmp_pa
 
 def test_without_a_compiler_accelerate_says_why_in_one_line(tmp_path):
     env = {**os.environ, "BFTUNE_CACHE_DIR": str(tmp_path), "CC": "no-such-compiler-here"}
-    command = [sys.executable, "-m", "bftune.experiments.cli", "accelerate"]
+    command = [sys.executable, "-m", "bftune.experiments.cli.main", "accelerate"]
     done = subprocess.run(command, env=env, capture_output=True, text=True)
     if accelerate.missing_tools() and "compiler" not in (accelerate.missing_tools() or ""):
         pytest.skip(f"this environment lacks the build tools: {accelerate.missing_tools()}")
@@ -209,7 +209,7 @@ def test_without_a_compiler_accelerate_says_why_in_one_line(tmp_path):
     assert not (tmp_path / "compiled").exists()
 
 
-CLI = [sys.executable, "-m", "bftune.experiments.cli"]
+CLI = [sys.executable, "-m", "bftune.experiments.cli.main"]
 needs_build_tools = pytest.mark.skipif(accelerate.missing_tools() is not None,
                                        reason=f"cannot build the compiled core here: {accelerate.missing_tools()}")
 
@@ -345,7 +345,7 @@ def test_a_build_that_cannot_be_installed_leaves_nothing_and_names_the_cache(tmp
 def test_mypyc_dies_with_accelerate_and_nothing_half_built_is_used(tmp_path, signum):
     cache = tmp_path / "cache"
     env = {**os.environ, "BFTUNE_CACHE_DIR": str(cache)}
-    proc = subprocess.Popen([sys.executable, "-m", "bftune.experiments.cli", "accelerate"], env=env,
+    proc = subprocess.Popen([sys.executable, "-m", "bftune.experiments.cli.main", "accelerate"], env=env,
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
     try:
         def mypyc() -> list[int]:

@@ -1,4 +1,4 @@
-"""Atomic files, result directories replaced as a set, leftovers, output checks (bftune.files)."""
+"""Atomic files, result directories replaced as a set, leftovers, output checks (bftune.support.files)."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ import fcntl
 import os
 
 import pytest
-from bftune import files as atomic
-from bftune.files import (
+from bftune.support import files as atomic
+from bftune.support.files import (
     MARKER,
     OutputError,
     atomic_write_bytes,

@@ -1,4 +1,4 @@
-"""Pausing the cyclic collector (bftune.gcpause): its state comes back, and freezing hides survivors."""
+"""Pausing the cyclic collector (bftune.support.gcpause): its state comes back, and freezing hides survivors."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import gc
 
 import pytest
 
-from bftune.gcpause import paused_gc
+from bftune.support.gcpause import paused_gc
 
 
 @pytest.fixture(autouse=True)

@@ -110,10 +110,19 @@ LAYERS = {
     "bftune.learning": "learning",
     "bftune.workloads": "workloads",
     "bftune.platforms": "platforms",
-    "bftune.experiments": "experiments",
+    "bftune.experiments.runs": "runs",  # one run and its outputs: local, Batsim, compare, out_jobs, metrics, summary
+    "bftune.experiments.campaign": "campaigns",  # the campaign engine, its kinds, stores and reports
+    "bftune.experiments.tune": "tune",  # bftune tune: a recommendation raced on a site's own weeks
+    "bftune.experiments.studies": "studies",  # the published studies: plug-in folders and their registry
+    "bftune.experiments.reproduce": "studies",  # bftune reproduce's machinery, on the studies' plans
+    "bftune.experiments.cli": "command line",  # bftune's parsers, one module per command
     "bftune.api": "python api",  # the package's public namespace: the top, beside the command line
-    "bftune": "support",  # the root's helpers: files, inputs, caches, the compiled-core loader
+    "bftune.support": "support",  # files, inputs, caches, the compiled-core loader, child processes, progress
 }
+
+#: The product below experiments/, which every experiment layer may use.
+PRODUCT = {"core", "option kinds", "hooks", "drivers", "local driver", "batsim driver", "config", "learning",
+           "workloads", "platforms", "support"}
 
 #: layer -> the layers it may import (besides itself).
 ALLOWED: dict[str, set[str]] = {
@@ -128,10 +137,13 @@ ALLOWED: dict[str, set[str]] = {
     "learning": {"core", "workloads", "support"},
     "workloads": {"support"},
     "platforms": {"workloads", "support"},
-    "experiments": {"core", "option kinds", "hooks", "drivers", "local driver", "batsim driver", "config", "pybatsim entry",
-                    "learning", "workloads", "platforms", "support"},
+    "runs": PRODUCT,
+    "campaigns": PRODUCT | {"runs"},
+    "tune": PRODUCT | {"runs", "campaigns"},
+    "studies": PRODUCT | {"runs", "campaigns", "tune"},
+    "command line": PRODUCT | {"pybatsim entry", "runs", "campaigns", "tune", "studies"},
     "package root": {"support", "python api"},
-    "python api": {"experiments", "config", "option kinds", "core", "local driver", "workloads", "support"},
+    "python api": PRODUCT | {"runs", "campaigns", "tune"},
     "support": set(),
 }
 

@@ -44,8 +44,8 @@ import os
 from pathlib import Path
 from typing import Any, TypeGuard
 
-from bftune import inputs
-from bftune.files import atomic_write_text
+from bftune.support import inputs
+from bftune.support.files import atomic_write_text
 from bftune.workloads import limits
 from bftune.workloads.errors import WorkloadError
 from bftune.workloads.model import MIN_NAME_WIDTH, JobRecord, Trace, job_name, name_width, sort_jobs
@@ -252,7 +252,7 @@ def _number(value: Any, where: str, what: str) -> int | float:
 
 
 def load_json_document(path: Path) -> Any:
-    """The parsed JSON of a workload file: a regular file (:mod:`bftune.inputs`), UTF-8, valid JSON; one line
+    """The parsed JSON of a workload file: a regular file (:mod:`bftune.support.inputs`), UTF-8, valid JSON; one line
     naming the file (and the line) otherwise."""
     try:
         with inputs.open_regular(path) as f:

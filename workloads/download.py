@@ -24,7 +24,7 @@ import urllib.request
 import warnings
 from pathlib import Path
 
-from bftune.files import clean_leftovers, locked_temp_file
+from bftune.support.files import clean_leftovers, locked_temp_file
 from bftune.workloads.catalogue import get_source
 from bftune.workloads.errors import WorkloadError
 

@@ -19,7 +19,7 @@ worse, in the kernel's OOM killer).  The limits are far beyond any real use:
   the microsecond that ``out_jobs.csv`` prints; a submit time of 1e17 gave
   a 4 s job an execution time of 0 and made Batsim abort.  Unix times fit
   until 2106.
-- What a reader holds in memory (:mod:`bftune.inputs`): a line of an SWF
+- What a reader holds in memory (:mod:`bftune.support.inputs`): a line of an SWF
   file is at most :data:`MAX_LINE_BYTES` (64 KiB; the archive's longest is
   97 bytes), its comment lines at most :data:`MAX_HEADER_BYTES` (64 MiB in
   all; the archive's largest header is 2.2 kB) and its job lines at most

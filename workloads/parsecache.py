@@ -19,7 +19,7 @@ straight from the file into compact arrays: the reader keeps Python numbers
 only for the rows a cleaning keeps.  The JSON file is written first, so that a
 table is only ever found beside its header.
 
-The cache lives in ``<cache dir>/parsed`` (``bftune.cachedir``), holds at most
+The cache lives in ``<cache dir>/parsed`` (``bftune.support.cachedir``), holds at most
 :data:`MAX_ENTRIES` traces (the least recently read go first; entries of an
 older :data:`FORMAT` are never read again, so they go first), and
 ``BFTUNE_TRACE_CACHE=off`` turns it off.  It is only a cache: any failure to
@@ -36,8 +36,8 @@ from array import array
 from pathlib import Path
 from typing import Mapping
 
-from bftune.cachedir import cache_dir
-from bftune.files import atomic_write_chunks, atomic_write_text
+from bftune.support.cachedir import cache_dir
+from bftune.support.files import atomic_write_chunks, atomic_write_text
 
 #: Files smaller than this (as stored) are not looked up (a gzipped file of 1 MB of text, where the
 #: vectorised path starts, is about 200 kB); only what the vectorised path parsed is ever stored.

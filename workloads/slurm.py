@@ -79,7 +79,7 @@ from pathlib import Path
 from typing import Callable, Iterator
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from bftune import inputs
+from bftune.support import inputs
 from bftune.workloads import limits
 from bftune.workloads.cleaning import CLEANING_KEYS, WalltimeFallback, check_cleaning, clean_rows
 from bftune.workloads.errors import WorkloadError

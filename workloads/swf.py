@@ -50,8 +50,8 @@ from array import array
 from pathlib import Path
 from typing import BinaryIO, Iterable, Iterator, Sequence
 
-from bftune import inputs
-from bftune.gcpause import paused_gc
+from bftune.support import inputs
+from bftune.support.gcpause import paused_gc
 from bftune.workloads import limits, parsecache
 # The cleaning rules live in bftune.workloads.cleaning.  BATSIM_WALLTIME_FACTOR, CLEANINGS, DROP_RULES and
 # dropped_jobs are not used here, only re-exported: their importers read them from this module, as before.
@@ -127,7 +127,7 @@ def read_swf(
     ``.gz``.  ``cleaning`` names one of :data:`CLEANINGS`.  See the module
     docstring for the parsing rules, :mod:`bftune.workloads.cleaning` for the cleaning rules.
 
-    The file is streamed (:mod:`bftune.inputs`): only a regular file is read,
+    The file is streamed (:mod:`bftune.support.inputs`): only a regular file is read,
     gzip data is decompressed a chunk at a time, and lines, comments and job
     lines are bounded (:mod:`bftune.workloads.limits`), so memory follows the
     job lines, not the file's size.

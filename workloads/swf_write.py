@@ -12,7 +12,7 @@ import os
 from pathlib import Path
 from typing import Iterable
 
-from bftune.files import atomic_write_bytes
+from bftune.support.files import atomic_write_bytes
 from bftune.workloads.model import Trace
 from bftune.workloads.swf_header import HEADER_RE
 

@@ -4,7 +4,7 @@
 independent runs (:class:`~.specs.RunSpec`), executes them on local cores
 (default) or on a Dask cluster (``--dask ADDRESS``), stores every finished
 run at once, and finally writes tidy CSV tables and a report (``report.md``
-+ PNG plots, :mod:`bftune.experiments.report`).  ``docs/guides/campaigns.md``
++ PNG plots, :mod:`bftune.experiments.campaign.report`).  ``docs/guides/campaigns.md``
 is the user's guide; the kinds' modules document what each kind runs and
 stores.
 
@@ -85,7 +85,7 @@ How to add a campaign kind
 2. Add ``<name>.KIND`` to :data:`~.kinds.KINDS` in ``kinds/__init__.py``.
    That is all the campaign machinery needs: ``[campaign] kind = "<name>"``
    now works, with resume, failures, executors and ``runs.csv`` + its tables.
-3. Optionally a report section: ``experiments/report/<name>.py`` with
+3. Optionally a report section: ``experiments/campaign/report/<name>.py`` with
    ``write(out, meta, lines)`` and ``FILES``, named in ``KIND`` (``report=``,
    ``report_files=``); without one, ``report.md`` has the campaign's frame.
 4. A tiny config in ``experiments/configs/`` and tests in

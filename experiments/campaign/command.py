@@ -49,7 +49,7 @@ def report_only(target: str | None) -> Path:
 
 
 def main(args: argparse.Namespace) -> int:
-    # SIGTERM and SIGHUP stop a campaign as Ctrl-C does (``bftune.experiments.interrupts``, around every command):
+    # SIGTERM and SIGHUP stop a campaign as Ctrl-C does (``bftune.support.interrupts``, around every command):
     # the runner stops its workers and says how many runs are stored, and the command line reports the signal.
     try:
         if args.report_only:

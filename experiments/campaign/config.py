@@ -13,7 +13,7 @@ import os
 import tomllib
 from pathlib import Path
 
-from bftune import inputs
+from bftune.support import inputs
 from bftune.experiments.campaign.kinds import KINDS, get_kind
 from bftune.experiments.campaign.limits import MAX_RUNS, MAX_SEED
 from bftune.experiments.campaign.section import Section
@@ -31,7 +31,7 @@ def load_config(path: str | os.PathLike[str], archive: Archive | None = None) ->
     path = Path(path)
     if not os.path.lexists(path):
         raise CampaignError(f"{path}: no such campaign config")
-    try:  # a regular file of at most 1 MiB (not /dev/zero, a FIFO...): bftune.inputs
+    try:  # a regular file of at most 1 MiB (not /dev/zero, a FIFO...): bftune.support.inputs
         text = inputs.read_small_text(path, MAX_SMALL_FILE_BYTES, "a campaign config")
     except inputs.InputError as exc:
         raise CampaignError(f"{exc}; give a TOML file") from None

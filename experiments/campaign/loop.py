@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterable, TextIO
 
 from bftune.experiments.campaign.executors import Backend, completed, open_backend
-from bftune.experiments.progress import Progress
+from bftune.support.progress import Progress
 
 
 @dataclass

@@ -36,9 +36,9 @@ import pandas as pd
 
 from bftune.experiments.campaign.kinds import get_kind
 from bftune.experiments.campaign.specs import Campaign, CampaignError
-from bftune.experiments.report.build import write_report
-from bftune.experiments.results import write_json
-from bftune.files import atomic_write_text, clean_leftovers
+from bftune.experiments.campaign.report.build import write_report
+from bftune.experiments.runs.summary import write_json
+from bftune.support.files import atomic_write_text, clean_leftovers
 
 LOCK = ".campaign.lock"
 MANIFEST = "outputs.json"
@@ -108,9 +108,9 @@ class DirectoryLock:
 
 
 def remove_leftovers(out: Path) -> int:
-    """Delete the temporaries of writes cut short by a crash (:func:`bftune.files.clean_leftovers`, per folder).
+    """Delete the temporaries of writes cut short by a crash (:func:`bftune.support.files.clean_leftovers`, per folder).
 
-    Every file of a campaign is written through :mod:`bftune.files` (JSON, CSV, reports, plots), so
+    Every file of a campaign is written through :mod:`bftune.support.files` (JSON, CSV, reports, plots), so
     its temporaries are ``.NAME.XXXXXXXX.tmp`` files that a living writer keeps locked.
     """
     return sum(len(clean_leftovers(d)) for d in (out, out / "runs", out / "failures", out / "plots") if d.is_dir())

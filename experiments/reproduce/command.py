@@ -20,7 +20,7 @@ from bftune.experiments.campaign.specs import CampaignError
 from bftune.experiments.campaign.store import DirectoryLock
 from bftune.experiments.reproduce.study import CampaignPlan, Execution, Study
 from bftune.experiments.studies import STUDIES, Entry
-from bftune.files import atomic_write_text
+from bftune.support.files import atomic_write_text
 from bftune.workloads.archive import Archive, data_dir
 from bftune.workloads.errors import WorkloadError
 

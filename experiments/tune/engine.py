@@ -34,8 +34,8 @@ import numpy as np
 from bftune.experiments.campaign.loop import Session, Work, run_work
 from bftune.experiments.campaign.store import DirectoryLock, open_out_dir, remove_leftovers
 from bftune.experiments.campaign.workloads import base_trace, source_key, source_trace
-from bftune.experiments.progress import Progress
-from bftune.experiments.results import write_json
+from bftune.support.progress import Progress
+from bftune.experiments.runs.summary import write_json
 from bftune.experiments.tune import budget as bud
 from bftune.experiments.tune.candidates import Candidate, baselines, build
 from bftune.experiments.tune.stats import nanmean, race, ratio

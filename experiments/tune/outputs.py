@@ -24,14 +24,14 @@ import json
 from pathlib import Path
 
 from bftune import __version__
-from bftune.experiments.results import jsonable, write_json
+from bftune.experiments.runs.summary import jsonable, write_json
 from bftune.experiments.tune import analysis, forms
 from bftune.experiments.tune.budget import _fmt
 from bftune.experiments.tune.candidates import normalised
 from bftune.experiments.tune.engine import Race
 from bftune.experiments.tune.stats import ALPHA, LEVEL, RECOMMENDATION_RESAMPLES
 from bftune.experiments.tune.weeks import METRICS, OBJECTIVES
-from bftune.files import atomic_write_text
+from bftune.support.files import atomic_write_text
 
 FILES = ("recommendation.json", "simulate_flags.txt", "pybatsim_options.json", "campaign.toml", "ranking.csv",
          "weeks.csv", "report.html")

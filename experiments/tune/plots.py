@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 
-from bftune.experiments.report.common import pyplot
+from bftune.experiments.campaign.report.common import pyplot
 from bftune.experiments.tune import analysis
 from bftune.experiments.tune.engine import Race
 

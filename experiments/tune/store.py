@@ -23,8 +23,8 @@ import json
 from functools import partial
 from pathlib import Path
 
-from bftune.experiments.results import jsonable
-from bftune.files import atomic_write_text
+from bftune.experiments.runs.summary import jsonable
+from bftune.support.files import atomic_write_text
 from bftune.experiments.tune.weeks import Source
 
 #: Version of the stored rows' meaning; bump it when a week's metrics change.

@@ -27,7 +27,7 @@ from functools import lru_cache
 
 from bftune.experiments.campaign.specs import RunSpec, derive_seed
 from bftune.experiments.campaign.workloads import prepared_trace, weekly_jobs
-from bftune.experiments.metrics import bounded_slowdowns
+from bftune.experiments.runs.metrics import bounded_slowdowns
 from bftune.schedulers.config import SchedulerConfig
 from bftune.schedulers.drivers.local.runs import REJECTED, STATE_CODE
 from bftune.schedulers.drivers.local.simulator import simulate

@@ -28,7 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
-from bftune.files import atomic_write_text
+from bftune.support.files import atomic_write_text
 from bftune.learning.index import SYNTHETIC_JOBS
 from bftune.learning.index import trials as tr
 

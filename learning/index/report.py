@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from bftune.files import atomic_write_text
+from bftune.support.files import atomic_write_text
 from bftune.learning.index.regression import Fit, fit_all, format_number
 from bftune.schedulers.core.polynomial import FAMILIES, family_features
 

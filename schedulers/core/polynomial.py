@@ -213,7 +213,7 @@ MAX_FIT_BYTES = 1024 * 1024
 def _read_fit(path: Path, spec: str) -> bytes:
     """The bytes of a fit file: a regular file (not /dev/zero, not a FIFO: opened without blocking and checked
     before reading) of at most :data:`MAX_FIT_BYTES` (``json.loads`` then decodes them, and says where text
-    that is not UTF-8 goes wrong).  The core imports no other layer, so this is ``bftune.inputs.read_small``
+    that is not UTF-8 goes wrong).  The core imports no other layer, so this is ``bftune.support.inputs.read_small``
     again, in a few lines."""
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))

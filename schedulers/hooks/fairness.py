@@ -37,7 +37,7 @@ every pass with a blocked head.
 
 Per-job results (which jobs were blocked - and when first, and which
 of them one pass per instant sees -, backfilled, violated) are
-reported under ``fairness_jobs``; ``bftune.experiments.metrics`` joins them
+reported under ``fairness_jobs``; ``bftune.experiments.runs.metrics`` joins them
 with the out_jobs.csv table for the slowdowns of blocked jobs and the
 slowdown increments of violations, then leaves them out of summary.json.
 """

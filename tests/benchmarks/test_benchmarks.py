@@ -11,7 +11,7 @@ import sys
 from types import ModuleType
 
 import pytest
-from bftune.experiments.cli import build_parser, config_from_args
+from bftune.experiments.cli.main import build_parser, config_from_args
 from locations import REPO
 
 BENCHMARKS = REPO / "benchmarks"
@@ -109,7 +109,7 @@ def test_the_data_directory_is_bftunes_one_setting(tmp_path, monkeypatch):
 
 
 def test_the_benchmarks_are_not_in_the_installed_package():
-    from bftune.experiments.cli import build_parser as _  # noqa: F401 - the package imports without them
+    from bftune.experiments.cli.main import build_parser as _  # noqa: F401 - the package imports without them
 
     text = (REPO / "pyproject.toml").read_text()
     assert "bftune.benchmarks" not in text and not (BENCHMARKS / "__init__.py").exists()

@@ -49,7 +49,7 @@ def test_the_site_builds_in_strict_mode_with_every_page(site):
 
 
 def test_generated_pages_hold_what_the_code_produces(site):
-    from bftune.experiments.cli import build_parser
+    from bftune.experiments.cli.main import build_parser
     from bftune.schedulers.options import OPTIONS
 
     options = (site / "reference" / "options" / "index.html").read_text()

@@ -1,4 +1,4 @@
-"""The Batsim launcher (bftune.experiments.batsim_run) with fake ``batsim`` executables.
+"""The Batsim launcher (bftune.experiments.runs.batsim) with fake ``batsim`` executables.
 
 The fakes are small scripts written into tmp_path that run tests/fake_batsim.py:
 a protocol-speaking stand-in for Batsim (normal mode), or one that misbehaves
@@ -21,9 +21,9 @@ from pathlib import Path
 import fake_batsim
 import pytest
 import zmq
-from bftune.experiments import batsim_run
-from bftune.experiments.batsim_cli import cmd_batsim, cmd_compare
-from bftune.experiments.batsim_run import (
+from bftune.experiments.runs import batsim as batsim_run
+from bftune.experiments.cli.batsim import cmd_batsim, cmd_compare
+from bftune.experiments.runs.batsim import (
     BatsimNotFoundError,
     BatsimRunError,
     BatsimVersionError,
@@ -31,7 +31,7 @@ from bftune.experiments.batsim_run import (
     find_batsim,
     run_batsim,
 )
-from bftune.experiments.local_run import run_local
+from bftune.experiments.runs.local import run_local
 from bftune.schedulers.config import SchedulerConfig
 from bftune.workloads.model import JobRecord, Trace
 

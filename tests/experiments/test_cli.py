@@ -6,7 +6,7 @@ import json
 import subprocess
 
 import pytest
-from bftune.experiments.cli import main
+from bftune.experiments.cli.main import main
 from locations import KTH, SHARED
 REQUIRED_SUMMARY_KEYS = {"jobs", "avg_wait", "max_wait", "avg_bsld", "mwbs", "utilization", "tau", "cleaning", "config"}
 

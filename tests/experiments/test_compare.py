@@ -1,4 +1,4 @@
-"""Job-by-job comparison of two out_jobs tables (bftune.experiments.compare)."""
+"""Job-by-job comparison of two out_jobs tables (bftune.experiments.runs.compare)."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ import io
 
 import pandas as pd
 import pytest
-from bftune.experiments.compare import diff_out_jobs, format_report
-from bftune.experiments.outjobs import COLUMNS
+from bftune.experiments.runs.compare import diff_out_jobs, format_report
+from bftune.experiments.runs.outjobs import COLUMNS
 
 HEADER = ",".join(COLUMNS)
 

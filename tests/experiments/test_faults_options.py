@@ -16,8 +16,8 @@ import os
 
 import fake_batsim
 import pytest
-from bftune.experiments.batsim_run import find_batsim
-from bftune.experiments.cli import check_arguments, main
+from bftune.experiments.runs.batsim import find_batsim
+from bftune.experiments.cli.main import check_arguments, main
 from bftune.schedulers.options import ConfigError
 from bftune.workloads.errors import WorkloadError
 from bftune.workloads.swf import _parse_fast, parse_swf

@@ -15,7 +15,7 @@ import subprocess
 import sys
 
 import pytest
-from bftune.experiments.cli import main
+from bftune.experiments.cli.main import main
 from bftune.workloads import synthetic
 
 MISSING = ["--trace", "missing-workload.swf"]
@@ -121,7 +121,7 @@ def test_an_empty_destination_is_refused_by_every_command(places, capsys, tmp_pa
 
 def test_every_command_with_a_destination_is_in_the_list():
     """A new command that writes is checked by the test above as soon as it exists."""
-    from bftune.experiments.cli import build_parser
+    from bftune.experiments.cli.main import build_parser
 
     commands = build_parser()._subparsers._group_actions[0].choices  # type: ignore[union-attr]
     writing = {name for name, parser in commands.items()
@@ -145,7 +145,7 @@ def test_a_destination_name_of_255_characters(tmp_path, monkeypatch):
                                   ["simulate", "--help"]])
 def test_a_full_standard_output(argv, tmp_path):
     with open("/dev/full", "w") as full:
-        proc = subprocess.run([sys.executable, "-m", "bftune.experiments.cli", *argv], stdout=full,
+        proc = subprocess.run([sys.executable, "-m", "bftune.experiments.cli.main", *argv], stdout=full,
                               stderr=subprocess.PIPE, text=True, timeout=120)
     assert proc.returncode == 2
     assert proc.stderr.strip().splitlines() == ["bftune: error: standard output: No space left on device"]

@@ -20,13 +20,13 @@ from pathlib import Path
 
 import fake_batsim
 import pytest
-from bftune.experiments import cli
-from bftune.experiments.cli import main
-from bftune.files import MARKER
+from bftune.experiments.cli import main as cli
+from bftune.experiments.cli.main import main
+from bftune.support.files import MARKER
 from locations import KTH
 from processes import LINUX, interruptible, wait_until
 
-BFTUNE = [sys.executable, "-m", "bftune.experiments.cli"]
+BFTUNE = [sys.executable, "-m", "bftune.experiments.cli.main"]
 PAIR = ("out_jobs.csv", "summary.json")
 
 

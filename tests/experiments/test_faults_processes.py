@@ -23,7 +23,7 @@ from processes import LINUX, alive, command, descendants, group_members, interru
 
 pytestmark = pytest.mark.skipif(not LINUX, reason="reads processes from /proc (Linux)")
 
-BFTUNE = [sys.executable, "-m", "bftune.experiments.cli"]
+BFTUNE = [sys.executable, "-m", "bftune.experiments.cli.main"]
 SIGNALS = [(signal.SIGTERM, 143, "bftune: stopped by SIGTERM"), (signal.SIGINT, 130, "bftune: interrupted"),
            (signal.SIGHUP, 129, "bftune: stopped by SIGHUP"), (signal.SIGKILL, -9, None)]
 START_TIMEOUT = 120  # a loaded 2-core machine starts Python slowly
@@ -115,7 +115,7 @@ def test_real_batsim_dies_with_the_launcher(tmp_path, signum):
 def test_the_watchdog_dies_as_its_child_did(tmp_path, signum):
     """The guard re-raises its child's signal: SIGKILL (the OOM killer's) crashed it ('signal.signal(SIGKILL)'
     is invalid) and the launcher read 'exited with code 1'.  No core file is left by the guard."""
-    from bftune.experiments.children import how_it_ended, run_guarded
+    from bftune.support.children import how_it_ended, run_guarded
 
     status, output = run_guarded(["sh", "-c", f"kill -{signum.name[3:]} $$"], tmp_path)
     assert status == -signum, output

@@ -14,7 +14,7 @@ import os
 import pytest
 from bftune.experiments.campaign.specs import CampaignError
 from bftune.experiments.campaign.store import DirectoryLock
-from bftune.experiments.cli import main
+from bftune.experiments.cli.main import main
 from bftune.experiments.reproduce import command
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from bftune.experiments.cli import main
+from bftune.experiments.cli.main import main
 from bftune.platforms.generator import platform_xml
 from bftune.schedulers.config import ConfigError, SchedulerConfig
 from bftune.workloads import limits

@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from bftune.experiments.cli import main
+from bftune.experiments.cli.main import main
 from bftune.schedulers.config import ConfigError, SchedulerConfig
 from bftune.schedulers.drivers.batsim.protocol import ProtocolError, parse_message
 from locations import REPO

@@ -1,4 +1,4 @@
-"""glibc's mmap threshold (bftune.experiments.heap): set where glibc is, harmless elsewhere."""
+"""glibc's mmap threshold (bftune.support.heap): set where glibc is, harmless elsewhere."""
 
 from __future__ import annotations
 
@@ -6,11 +6,11 @@ import ctypes
 import subprocess
 import sys
 
-from bftune.experiments import heap
+from bftune.support import heap
 
 
 def test_fixing_the_threshold_in_a_fresh_process():
-    code = "from bftune.experiments.heap import fix_mmap_threshold; print(fix_mmap_threshold())"
+    code = "from bftune.support.heap import fix_mmap_threshold; print(fix_mmap_threshold())"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
     glibc = hasattr(ctypes.CDLL(None), "mallopt") and sys.platform.startswith("linux")
     assert out == ("True" if glibc else "False")

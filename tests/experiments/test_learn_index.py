@@ -6,8 +6,8 @@ import json
 
 import pandas as pd
 import pytest
-from bftune.experiments.cli import main
-from bftune.experiments.index_collection import run_collection
+from bftune.experiments.cli.main import main
+from bftune.experiments.campaign.index_collection import run_collection
 from bftune.learning.index.collect import Settings
 from bftune.schedulers.core.policies import get_policy
 from bftune.workloads.swf_write import write_swf

@@ -10,9 +10,9 @@ import sys
 import numpy as np
 import pandas as pd
 import pytest
-from bftune.experiments.metrics import bounded_slowdown, merge_jobs, merged_runs, period_metrics, summarize
-from bftune.experiments.outjobs import COLUMNS, format_out_jobs
-from bftune.experiments.tables import cumulative_bsld, job_table, per_period, read_out_jobs, runs_frame
+from bftune.experiments.runs.metrics import bounded_slowdown, merge_jobs, merged_runs, period_metrics, summarize
+from bftune.experiments.runs.outjobs import COLUMNS, format_out_jobs
+from bftune.experiments.runs.tables import cumulative_bsld, job_table, per_period, read_out_jobs, runs_frame
 from bftune.schedulers.drivers.local.simulator import Run
 
 
@@ -200,7 +200,7 @@ def test_summarize_imports_no_numpy():
     code = ("import json, sys\n"
             "import bftune\n"
             "assert 'numpy' not in sys.modules, 'importing bftune imported numpy'\n"
-            "from bftune.experiments.metrics import summarize\n"
+            "from bftune.experiments.runs.metrics import summarize\n"
             "nan = float('nan')\n"
             f"summary = summarize({KILLS_RERUNS_REJECTED!r}, 8, 10.0)\n"
             "assert 'numpy' not in sys.modules, 'summarize imported numpy'\n"

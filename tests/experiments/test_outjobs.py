@@ -18,8 +18,8 @@ import subprocess
 import sys
 
 import pytest
-from bftune.experiments.metrics import summarize
-from bftune.experiments.outjobs import (COLUMNS, RunColumns, format_out_jobs, runs_columns, whole_columns,
+from bftune.experiments.runs.metrics import summarize
+from bftune.experiments.runs.outjobs import (COLUMNS, RunColumns, format_out_jobs, runs_columns, whole_columns,
                                         write_out_jobs)
 from bftune.schedulers.drivers.local.runs import REJECTED, STATES, Run
 from bftune.workloads.batsim_json import profile_name
@@ -162,7 +162,7 @@ def test_a_slice_of_integral_columns_is_written_as_the_whole_says():
 
 PROBE = """
 import sys
-from bftune.experiments.outjobs import format_out_jobs, runs_columns, whole_columns, write_out_jobs
+from bftune.experiments.runs.outjobs import format_out_jobs, runs_columns, whole_columns, write_out_jobs
 from bftune.schedulers.config import SchedulerConfig
 from bftune.schedulers.drivers.local.runs import Run
 from bftune.schedulers.drivers.local.simulator import simulate

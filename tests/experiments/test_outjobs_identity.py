@@ -19,8 +19,8 @@ import hashlib
 
 import numpy as np
 import pytest
-from bftune.experiments.cli import main
-from bftune.experiments.outjobs import all_columns, format_out_jobs, runs_columns
+from bftune.experiments.cli.main import main
+from bftune.experiments.runs.outjobs import all_columns, format_out_jobs, runs_columns
 from bftune.schedulers.config import SchedulerConfig
 from bftune.schedulers.drivers.local.runs import Run, RunLog
 from bftune.schedulers.drivers.local.simulator import simulate

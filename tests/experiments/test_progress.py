@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import io
 
-from bftune.experiments.progress import Progress
+from bftune.support.progress import Progress
 
 
 def test_progress_bar_shows_counts_and_eta():

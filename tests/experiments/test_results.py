@@ -7,7 +7,7 @@ import math
 
 import numpy as np
 import pandas as pd
-from bftune.experiments.results import jsonable, write_json
+from bftune.experiments.runs.summary import jsonable, write_json
 
 
 def test_nan_is_null_and_infinity_a_string(tmp_path):

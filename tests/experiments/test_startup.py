@@ -23,7 +23,7 @@ HEAVY = ("pandas", "sklearn", "matplotlib", "zmq", "dask", "scipy")
 
 PROBE = """
 import json, sys
-from bftune.experiments.cli import main
+from bftune.experiments.cli.main import main
 code = main(sys.argv[1:])
 print("LOADED " + json.dumps({"code": code, "heavy": sorted(m for m in %r if m in sys.modules)}))
 """

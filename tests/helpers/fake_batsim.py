@@ -242,7 +242,7 @@ def write_executable(directory) -> "os.PathLike[str]":
 
 def _write_out_jobs(rows: list[dict], jobs: dict, path: str) -> None:
     sys.path.insert(0, os.environ.get("FAKE_BATSIM_REPO", "."))
-    from bftune.experiments.outjobs import write_out_jobs
+    from bftune.experiments.runs.outjobs import write_out_jobs
     from bftune.schedulers.core import machines as ms
     from bftune.schedulers.drivers.local.simulator import Run
 

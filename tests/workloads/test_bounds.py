@@ -16,7 +16,7 @@ import os
 import zlib
 
 import pytest
-from bftune import inputs
+from bftune.support import inputs
 from bftune.workloads import limits, parsecache
 from bftune.workloads.batsim_json import read_batsim_workload, write_batsim_workload
 from bftune.workloads.errors import WorkloadError

@@ -188,7 +188,7 @@ def test_file_url_mirror(tmp_path):
 
 def test_cli_download_by_the_archive_name(server, tmp_path, capsys):
     """`bftune download KTH-SP2` as the issue spells it, against a local mirror."""
-    from bftune.experiments.cli import main
+    from bftune.experiments.cli.main import main
 
     base_url, root, requests = server
     publish(root, "l_kth_sp2", KTH_FILE, kth_bytes())
@@ -208,7 +208,7 @@ def test_a_warning_of_bftune_is_one_line_on_the_command_line(server, tmp_path):
     """UnpinnedChecksumWarning was printed in Python's format: a source line of bftune and the warn() call."""
     base_url, root, _ = server
     publish(root, "l_kit_fh2", "KIT-FH2-2016-1.swf.gz", gzip.compress(b"; MaxProcs: 4\n"))
-    done = subprocess.run([sys.executable, "-m", "bftune.experiments.cli", "download", "kit_fh2", "--dest",
+    done = subprocess.run([sys.executable, "-m", "bftune.experiments.cli.main", "download", "kit_fh2", "--dest",
                            str(tmp_path / "traces"), "--base-url", base_url], capture_output=True, text=True,
                           timeout=120)
     assert done.returncode == 0, done.stderr

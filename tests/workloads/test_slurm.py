@@ -7,7 +7,7 @@ import json
 
 import pytest
 from bftune.experiments.campaign.config import campaign_from_dict
-from bftune.experiments.cli import main
+from bftune.experiments.cli.main import main
 from bftune.schedulers.config import SchedulerConfig
 from bftune.schedulers.drivers.local.simulator import simulate
 from bftune.workloads.errors import WorkloadError
@@ -221,7 +221,7 @@ def test_a_campaign_reads_a_dump_in_its_zone(small, tmp_path):
 
 
 def test_a_dump_is_read_within_bounds(tmp_path):
-    """Streamed as every input is (bftune.inputs): an endless line is refused at the limit, gzip a chunk at a time,
+    """Streamed as every input is (bftune.support.inputs): an endless line is refused at the limit, gzip a chunk at a time,
     and a path that is not a regular file is not taken for a dump."""
     header = "JobID|User|Submit|Start|End|Timelimit|NCPUS|State|Elapsed\n"
     endless = tmp_path / "endless.sacct.gz"

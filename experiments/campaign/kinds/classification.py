@@ -41,7 +41,7 @@ numbers across variants and policies).  Per run the campaign stores:
 - AVGbsld per month: 30-day periods from the trace's first submission, a
   job counted in the period of its submission (r_j);
 - the cumulative bsld curve (by completion time, as
-  :func:`bftune.experiments.metrics.cumulative_bsld`) sampled at
+  :func:`bftune.experiments.runs.metrics.cumulative_bsld`) sampled at
   :data:`CURVE_POINTS` (500) evenly spaced instants from the first submission
   to the last completion (the step function's value at each instant; the
   last point is the total);
@@ -74,7 +74,7 @@ Section ``[classification]`` (every key but traces optional)::
                                # with these policies instead of `policies`
     reservation = "count"
     preset = "spec"            # a study's defaults for cleaning, features and learning
-                               # (bftune.experiments.presets: spec, study004, study004-text);
+                               # (bftune.experiments.runs.presets: spec, study004, study004-text);
                                # keys given explicitly win
 
 ``[workload]`` is optional and may only hold ``walltime_from_runtime``,
@@ -100,15 +100,15 @@ from bftune.experiments.campaign.kinds.kind import CampaignKind, Expansion, Tabl
 from bftune.experiments.campaign.section import Section
 from bftune.experiments.campaign.specs import RunSpec
 from bftune.experiments.campaign.workloads import WEEK, base_trace, source_key, trace_label, trace_path
-from bftune.experiments.metrics import bounded_slowdown, summarize
-from bftune.experiments.report import classification as report
-from bftune.experiments.tables import cumulative_bsld, job_table, per_period, runs_frame
+from bftune.experiments.runs.metrics import bounded_slowdown, summarize
+from bftune.experiments.campaign.report import classification as report
+from bftune.experiments.runs.tables import cumulative_bsld, job_table, per_period, runs_frame
 from bftune.learning.median import RollingMedian
 from bftune.schedulers.config import SchedulerConfig
 from bftune.schedulers.core.durations import format_duration
 from bftune.schedulers.drivers.local.simulator import simulate
 from bftune.schedulers.hooks.classified import MODES, SmallFirst
-from bftune.experiments.presets import PRESETS, Preset, get_preset
+from bftune.experiments.runs.presets import PRESETS, Preset, get_preset
 from bftune.schedulers.options import OPTIONS
 from bftune.workloads.model import job_name, name_width
 

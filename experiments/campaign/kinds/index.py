@@ -59,8 +59,8 @@ from bftune.experiments.campaign.limits import MAX_PROCS
 from bftune.experiments.campaign.section import Section
 from bftune.experiments.campaign.specs import RunSpec
 from bftune.experiments.campaign.workloads import base_trace, trace_label, trace_path
-from bftune.experiments.metrics import period_metrics
-from bftune.experiments.report import index as report
+from bftune.experiments.runs.metrics import period_metrics
+from bftune.experiments.campaign.report import index as report
 from bftune.schedulers.config import SchedulerConfig
 from bftune.schedulers.drivers.local.simulator import simulate
 from bftune.workloads.model import JobRecord, Trace

@@ -36,8 +36,8 @@ from bftune.experiments.campaign.limits import MAX_WEEKS, WEEKS_WHY
 from bftune.experiments.campaign.section import Section
 from bftune.experiments.campaign.specs import RunSpec, derive_seed
 from bftune.experiments.campaign.workloads import weekly_jobs
-from bftune.experiments.metrics import period_metrics
-from bftune.experiments.report import offline as report
+from bftune.experiments.runs.metrics import period_metrics
+from bftune.experiments.campaign.report import offline as report
 from bftune.schedulers.config import SchedulerConfig
 from bftune.schedulers.drivers.local.simulator import simulate
 from bftune.schedulers.options import OPTIONS

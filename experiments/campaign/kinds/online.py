@@ -39,8 +39,8 @@ from bftune.experiments.campaign.limits import MAX_RESAMPLES, MAX_RUNS, MAX_WEEK
 from bftune.experiments.campaign.section import Section
 from bftune.experiments.campaign.specs import RunSpec, derive_seed
 from bftune.experiments.campaign.workloads import WEEK, prepared_trace
-from bftune.experiments.local_run import run_local
-from bftune.experiments.report import online as report
+from bftune.experiments.runs.local import run_local
+from bftune.experiments.campaign.report import online as report
 from bftune.learning.selectors import make_selector
 from bftune.schedulers.config import SchedulerConfig
 from bftune.schedulers.core.durations import format_duration

@@ -49,7 +49,7 @@ Section ``[pv-easy]`` (every key but traces optional)::
     job_tables = false
 
 ``[workload]`` may only hold ``walltime_from_runtime`` and ``lenient``.
-The report (``bftune.experiments.report.pveasy``) gives the figures per
+The report (``bftune.experiments.campaign.report.pveasy``) gives the figures per
 trace, the fairness checks and the plots.
 """
 
@@ -64,8 +64,8 @@ from bftune.experiments.campaign.limits import MAX_PROCS, PROCS_WHY
 from bftune.experiments.campaign.section import Section
 from bftune.experiments.campaign.specs import RunSpec
 from bftune.experiments.campaign.workloads import base_trace, source_key, trace_label, trace_path
-from bftune.experiments.local_run import run_local
-from bftune.experiments.report import pveasy as report
+from bftune.experiments.runs.local import run_local
+from bftune.experiments.campaign.report import pveasy as report
 from bftune.schedulers.config import SchedulerConfig
 from bftune.schedulers.drivers.local.simulator import SimResult
 from bftune.workloads.model import Trace

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from bftune.experiments.metrics import KILLED, REJECTED, bounded_slowdown
+from bftune.experiments.runs.metrics import KILLED, REJECTED, bounded_slowdown
 from bftune.schedulers.core.pveasy import VENTURE
 from bftune.schedulers.drivers.local.runs import Run
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from bftune.experiments.report.offline import offline_relative
+from bftune.experiments.campaign.report.offline import offline_relative
 from bftune.experiments.reproduce.markdown import diff, listed, num, table
 from bftune.experiments.studies.s000 import tables12
 from bftune.experiments.studies.s000.plan import PUBLISHED, TRACES

@@ -14,7 +14,7 @@ from pathlib import Path
 from bftune.experiments.reproduce.markdown import diff, num, table
 from bftune.experiments.reproduce.study import Execution, published
 from bftune.experiments.studies.s001 import naming
-from bftune.files import atomic_write_text
+from bftune.support.files import atomic_write_text
 from bftune.schedulers.config import SchedulerConfig
 from bftune.schedulers.drivers.local.simulator import simulate
 from bftune.workloads.swf import read_swf

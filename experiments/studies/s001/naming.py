@@ -37,7 +37,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bftune.experiments.reproduce.study import published
-from bftune.files import atomic_write_text
+from bftune.support.files import atomic_write_text
 from bftune.schedulers.config import SchedulerConfig
 from bftune.schedulers.drivers.local.simulator import simulate
 from bftune.workloads.resample import resample

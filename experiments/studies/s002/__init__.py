@@ -1,7 +1,7 @@
 """Study 002 (index policies learned by regression, Legrand et al.): collection, fits, evaluation, report.
 
 Extra step: ``bftune learn-index`` on Lublin-Feitelson (S, Q) windows
-(:mod:`bftune.experiments.index_collection`, resumable window by window) into
+(:mod:`bftune.experiments.campaign.index_collection`, resumable window by window) into
 ``DIR/learn``; the report sets its stored fits beside the study's Table 2
 (:mod:`.table2`, figures in ``published.toml``).  Paper scale: the study's
 440 windows x 256,000 trials (the collection behind the shipped fits
@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from bftune.experiments.index_collection import finish, run_collection
+from bftune.experiments.campaign.index_collection import finish, run_collection
 from bftune.experiments.reproduce.embedded import campaigns_report
 from bftune.experiments.reproduce.study import CampaignPlan, Execution, Study, toml_list, trace
 from bftune.experiments.studies.s002 import claims, table2

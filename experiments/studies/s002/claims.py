@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from bftune.experiments.report.index import backfilling_gain_series
+from bftune.experiments.campaign.report.index import backfilling_gain_series
 from bftune.experiments.reproduce.study import published
 
 CLAIMS: dict[str, dict[str, str]] = published(__file__)["claims"]

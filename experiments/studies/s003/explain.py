@@ -119,7 +119,7 @@ PREEMPTION = ("Preempted jobs are jobs killed at least once; MKT their mean numb
 
 
 def notes(store: Store, trace: str) -> dict[str, str]:
-    """The text under each of one trace's tables (keys of :func:`bftune.experiments.report.pveasy.figures`)."""
+    """The text under each of one trace's tables (keys of :func:`bftune.experiments.campaign.report.pveasy.figures`)."""
     return {"workload": _workload(store, trace), "fairness": FAIRNESS, "violations": _violations(store, trace),
             "starts": _starts(store, trace), "preemption": f"{LOAD} {PREEMPTION}"}
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from bftune.experiments.metrics import bounded_slowdown
+from bftune.experiments.runs.metrics import bounded_slowdown
 from bftune.experiments.studies.s003.explain import GAP, missing
 from bftune.experiments.studies.s003.plan import MAIN
 from bftune.experiments.studies.s003.stored import Store

@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from bftune.experiments.report import pveasy as generic
-from bftune.experiments.report.common import md_table
+from bftune.experiments.campaign.report import pveasy as generic
+from bftune.experiments.campaign.report.common import md_table
 from bftune.experiments.studies.s003 import explain, jobs, published
 from bftune.experiments.studies.s003.plan import MAIN, SCALES, ablations
 from bftune.experiments.studies.s003.published import PUBLISHED

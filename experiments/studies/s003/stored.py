@@ -19,7 +19,7 @@ import pandas as pd
 
 from bftune.experiments.campaign.command import report_only
 from bftune.experiments.campaign.kinds import jobtables
-from bftune.experiments.report.common import read_table
+from bftune.experiments.campaign.report.common import read_table
 from bftune.experiments.studies.s003.plan import TRACES
 
 

@@ -29,7 +29,7 @@ import heapq
 from dataclasses import dataclass, field
 from typing import Callable
 
-from bftune.gcpause import paused_gc
+from bftune.support.gcpause import paused_gc
 from bftune.schedulers.core.easy import Easy
 from bftune.schedulers.core.engine import Core
 from bftune.schedulers.core.jobs import EndState, Job, delay_outcome

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 from bftune.experiments.campaign.config import campaign_from_dict
-from bftune.experiments.cli import main
+from bftune.experiments.cli.main import main
 from bftune.workloads.archive import Archive
 from bftune.workloads.download import DownloadError
 from locations import SHARED_WORKLOADS

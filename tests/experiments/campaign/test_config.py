@@ -54,7 +54,7 @@ def test_config_errors_name_file_and_key(tmp_path, text, expected):
 
 
 def test_cli_reports_config_error_and_exit_code(tmp_path, capsys):
-    from bftune.experiments.cli import main
+    from bftune.experiments.cli.main import main
 
     path = tmp_path / "bad.toml"
     path.write_text("[campaign]\nkind = 'online'\n[workload]\ntrace = 'synthetic:10:4'\n[online]\nfixed = ['NOPE']\n")

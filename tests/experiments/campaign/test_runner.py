@@ -89,7 +89,7 @@ def test_a_crashing_run_is_reported_while_the_others_finish(tmp_path):
 
 
 def test_cli_runs_a_campaign_and_rebuilds_the_report(offline_run, tmp_path, capsys):
-    from bftune.experiments.cli import main
+    from bftune.experiments.cli.main import main
 
     _, _, first = offline_run
     out = tmp_path / "cli"

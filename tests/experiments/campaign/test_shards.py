@@ -10,7 +10,7 @@ from bftune.experiments.campaign.kinds.online import replay_group
 from bftune.experiments.campaign.paths import CONFIG_DIR
 from bftune.experiments.campaign.shards import Shard
 from bftune.experiments.campaign.specs import CampaignError
-from bftune.experiments.cli import main
+from bftune.experiments.cli.main import main
 
 TINY_ONLINE = CONFIG_DIR / "tiny_synthetic_online.toml"
 TABLES = ["runs.csv", "periods.csv", "choices.csv", "summary_online.csv"]

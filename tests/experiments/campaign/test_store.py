@@ -14,8 +14,8 @@ from bftune.experiments.campaign.paths import CONFIG_DIR
 from bftune.experiments.campaign.specs import CampaignError
 from bftune.experiments.campaign.store import (MANIFEST, DirectoryLock, open_out_dir, outputs_intact, publish,
                                                remove_leftovers)
-from bftune.experiments.cli import main
-from bftune.files import locked_temp_file
+from bftune.experiments.cli.main import main
+from bftune.support.files import locked_temp_file
 
 TINY_OFFLINE = CONFIG_DIR / "tiny_synthetic_offline.toml"
 TABLES = ["runs.csv", "weeks.csv"]

@@ -7,9 +7,9 @@ import os
 from pathlib import Path
 
 import pytest
-from bftune.experiments import presets
+from bftune.experiments.runs import presets
 from bftune.experiments.campaign.config import campaign_from_dict
-from bftune.experiments.cli import main
+from bftune.experiments.cli.main import main
 from bftune.experiments.reproduce import command
 from bftune.experiments.reproduce.study import CampaignPlan, Study
 from bftune.experiments.studies import SCALES, STUDIES, Entry

@@ -13,7 +13,7 @@ import tempfile
 import pytest
 from bftune.experiments.campaign.config import load_config
 from bftune.experiments.campaign.runner import run_campaign
-from bftune.experiments.cli import build_parser, config_from_args, main
+from bftune.experiments.cli.main import build_parser, config_from_args, main
 from bftune.experiments.tune.candidates import BASELINE_OPTIONS, REQUIRES
 from bftune.experiments.tune.weeks import Source, pool, run_task, task_source
 from bftune.schedulers.config import SchedulerConfig

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from bftune.experiments.local_run import run_local
+from bftune.experiments.runs.local import run_local
 from bftune.learning.classifier import RuntimeClassifier
 from bftune.schedulers.config import SchedulerConfig
 from bftune.schedulers.core.easy import Easy

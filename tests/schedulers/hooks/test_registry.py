@@ -27,14 +27,14 @@ def run_python(code: str) -> str:
 def test_a_registered_toy_hook_is_an_option_everywhere_and_runs(tmp_path):
     out = tmp_path / "run"
     shown = run_python(
-        "from bftune.schedulers.config import SchedulerConfig; from bftune.experiments.cli import main; "
+        "from bftune.schedulers.config import SchedulerConfig; from bftune.experiments.cli.main import main; "
         "c = SchedulerConfig.from_options({'count_starts': True, 'policy': 'SAF'}); print(c.describe()); "
         f"main(['simulate', '--synthetic', '300', '--procs', '32', '--count-starts', '--out', {str(out)!r}])")
     assert shown.splitlines()[0] == "EASY(SAF) counting starts"
     summary = json.loads((out / "summary.json").read_text())
     assert summary["toy"] == {"starts": 300, "m": 32}
     assert summary["config"]["count_starts"] is True
-    assert "--count-starts" in run_python("from bftune.experiments.cli import main; main(['simulate', '--help'])")
+    assert "--count-starts" in run_python("from bftune.experiments.cli.main import main; main(['simulate', '--help'])")
 
 
 def test_unregistered_the_toy_is_unknown_here():

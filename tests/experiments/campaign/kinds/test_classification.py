@@ -16,7 +16,7 @@ from bftune.experiments.campaign.paths import CONFIG_DIR
 from bftune.experiments.campaign.kinds.classification import CURVE_POINTS, curve, reference_classes
 from bftune.experiments.campaign.runner import run_campaign
 from bftune.experiments.campaign.specs import CampaignError
-from bftune.experiments.cli import main
+from bftune.experiments.cli.main import main
 from locations import SHARED
 
 CONFIGS = CONFIG_DIR
@@ -430,9 +430,9 @@ def test_kills_per_variant(tiny):
 def test_per_class_avgbsld_uses_the_same_job_sets(tiny):
     """Every variant is split into the same reference classes; the stored per-class AVGbsld is that of
     a direct simulation's jobs grouped by the trace's reference classes."""
-    from bftune.experiments.local_run import run_local
-    from bftune.experiments.metrics import bounded_slowdown
-    from bftune.experiments.tables import job_table, runs_frame
+    from bftune.experiments.runs.local import run_local
+    from bftune.experiments.runs.metrics import bounded_slowdown
+    from bftune.experiments.runs.tables import job_table, runs_frame
     from bftune.schedulers.config import SchedulerConfig
     from bftune.workloads.synthetic import generate
 
@@ -484,7 +484,7 @@ def test_same_config_and_seed_give_identical_tables(tiny, tmp_path):
 def test_report_only_rebuilds_from_the_tables(tiny, tmp_path):
     import shutil
 
-    from bftune.experiments.cli import main
+    from bftune.experiments.cli.main import main
 
     _, _, first = tiny
     out = tmp_path / "copy"

@@ -8,10 +8,10 @@ import pandas as pd
 import pytest
 from bftune.experiments.campaign.config import campaign_from_dict
 from bftune.experiments.campaign.kinds import index as kind
-from bftune.experiments.metrics import period_metrics
+from bftune.experiments.runs.metrics import period_metrics
 from bftune.experiments.campaign.paths import CONFIG_DIR
 from bftune.experiments.campaign.specs import CampaignError
-from bftune.experiments.report import index as report
+from bftune.experiments.campaign.report import index as report
 from bftune.schedulers.config import SchedulerConfig
 from bftune.schedulers.drivers.local.simulator import simulate
 from bftune.workloads.model import JobRecord

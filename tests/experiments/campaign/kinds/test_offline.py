@@ -46,8 +46,8 @@ def test_tiny_offline_campaign_end_to_end(offline_run):
 
 def test_offline_weeks_are_simulated_separately_with_the_metrics_module(offline_run):
     """A stored week = summarize() of that week's jobs alone, from an empty machine."""
-    from bftune.experiments.metrics import summarize
-    from bftune.experiments.tables import runs_frame
+    from bftune.experiments.runs.metrics import summarize
+    from bftune.experiments.runs.tables import runs_frame
     from bftune.schedulers.config import SchedulerConfig
     from bftune.schedulers.drivers.local.simulator import simulate
 

@@ -57,7 +57,7 @@ def test_tiny_online_campaign_end_to_end(online_run):
 
 def test_online_run_matches_a_direct_simulation(online_run):
     """A campaign row is exactly what run_local gives on the same resampled trace."""
-    from bftune.experiments.local_run import run_local
+    from bftune.experiments.runs.local import run_local
     from bftune.schedulers.config import SchedulerConfig
     from bftune.workloads.resample import resample
     from bftune.workloads.synthetic import generate

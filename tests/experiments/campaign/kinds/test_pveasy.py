@@ -16,7 +16,7 @@ from bftune.experiments.campaign.kinds.pveasy import main_options, virtual_optio
 from bftune.experiments.campaign.runner import run_campaign
 from bftune.experiments.campaign.paths import CONFIG_DIR
 from bftune.experiments.campaign.specs import CampaignError, RunSpec
-from bftune.experiments.local_run import run_local
+from bftune.experiments.runs.local import run_local
 from bftune.schedulers.config import SchedulerConfig
 from bftune.workloads.synthetic import generate
 from locations import SHARED

@@ -20,7 +20,7 @@ from bftune.experiments.campaign.config import campaign_from_dict
 from bftune.experiments.campaign.kinds.pveasy import main_options
 from bftune.experiments.campaign.paths import CONFIG_DIR
 from bftune.experiments.campaign.runner import run_campaign
-from bftune.experiments.report import pveasy as generic
+from bftune.experiments.campaign.report import pveasy as generic
 from bftune.experiments.studies import s003
 from bftune.experiments.studies.s003 import jobs, plan, report
 from bftune.experiments.studies.s003.published import PUBLISHED

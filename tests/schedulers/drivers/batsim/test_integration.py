@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 
 import pytest
-from bftune.experiments.batsim_run import (
+from bftune.experiments.runs.batsim import (
     BatsimRunError,
     batsim_version,
     compare_backends,

@@ -6,7 +6,7 @@ import json
 import shutil
 
 import pytest
-from bftune.experiments.batsim_run import compare_backends
+from bftune.experiments.runs.batsim import compare_backends
 from bftune.schedulers.config import SchedulerConfig
 from locations import KTH
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 import csv
 
 import pytest
-from bftune.experiments.metrics import summarize
-from bftune.experiments.tables import read_out_jobs, runs_frame
+from bftune.experiments.runs.metrics import summarize
+from bftune.experiments.runs.tables import read_out_jobs, runs_frame
 from bftune.schedulers.config import SchedulerConfig
 from bftune.schedulers.core import machines as ms
 from bftune.schedulers.drivers.local.simulator import simulate

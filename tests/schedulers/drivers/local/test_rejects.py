@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 
-from bftune.experiments.local_run import run_local
-from bftune.experiments.tables import read_out_jobs
+from bftune.experiments.runs.local import run_local
+from bftune.experiments.runs.tables import read_out_jobs
 from bftune.schedulers.config import SchedulerConfig
 from bftune.schedulers.drivers.local.simulator import simulate
 from bftune.workloads.model import JobRecord, Trace

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from bftune.experiments.campaign.cli import add_data_argument, add_shard_argument
+from bftune.experiments.cli.campaign import add_data_argument, add_shard_argument
 from bftune.experiments.campaign.limits import default_workers
 from bftune.experiments.studies import SCALES, STUDIES
 

@@ -8,8 +8,8 @@ on the spot instead, leaving Batsim running and temporaries behind.
 :func:`stopping_like_ctrl_c` makes them raise :class:`Terminated`, a ``KeyboardInterrupt``,
 so that every handler written for Ctrl-C handles them too.  SIGKILL cannot be
 caught: for it, child processes watch the launcher themselves
-(``bftune.experiments.guard``) and leftovers are cleaned by the next run
-(``bftune.files.clean_leftovers``).
+(``bftune.support.guard``) and leftovers are cleaned by the next run
+(``bftune.support.files.clean_leftovers``).
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ processors, the first taking the whole machine, so the others wait for its
 end and then start side by side; then a kill acknowledged (the safeguard's
 path: COMPLETED_KILLED, JOB_KILLED, a rerun registered).
 
-    python -m bftune.experiments.driverprobe     # prints the replies, one JSON line each
+    python -m bftune.experiments.runs.driverprobe     # prints the replies, one JSON line each
 """
 
 from __future__ import annotations

@@ -3,9 +3,9 @@
 Both backends write the same table, so the same code summarises a local run
 and a Batsim run.  The input is any mapping from out_jobs.csv column names to
 sequences: the local driver's columns built straight from its runs
-(:func:`bftune.experiments.outjobs.runs_columns`, no text round trip, no
+(:func:`bftune.experiments.runs.outjobs.runs_columns`, no text round trip, no
 pandas on ``bftune simulate``'s path) or a DataFrame read from a file
-(:func:`bftune.experiments.tables.read_out_jobs`).  A column may be a list, a
+(:func:`bftune.experiments.runs.tables.read_out_jobs`).  A column may be a list, a
 tuple, a numpy array or a pandas Series.
 
 Killed runs (``COMPLETED_KILLED``) are merged back onto their job: a rerun is

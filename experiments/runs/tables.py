@@ -1,6 +1,6 @@
 """out_jobs tables as pandas DataFrames, for campaigns, reports and comparisons.
 
-The numbers come from :mod:`bftune.experiments.metrics` (numpy, one
+The numbers come from :mod:`bftune.experiments.runs.metrics` (numpy, one
 definition); this module only reads files and shapes frames, so that the
 commands that need no frames (``bftune simulate``) never import pandas.
 """
@@ -12,8 +12,8 @@ from typing import Iterable
 
 import pandas as pd
 
-from bftune.experiments.metrics import JOB_COLUMNS, bounded_slowdown, merge_jobs
-from bftune.experiments.outjobs import COLUMNS, NUMERIC_COLUMNS, all_columns
+from bftune.experiments.runs.metrics import JOB_COLUMNS, bounded_slowdown, merge_jobs
+from bftune.experiments.runs.outjobs import COLUMNS, NUMERIC_COLUMNS, all_columns
 from bftune.schedulers.drivers.local.simulator import Run, RunLog
 
 
@@ -44,7 +44,7 @@ def runs_frame(runs: Iterable[Run] | RunLog, workload: str = "w0") -> pd.DataFra
 
 
 def job_table(df: pd.DataFrame) -> pd.DataFrame:
-    """One row per job (runs merged): see :func:`bftune.experiments.metrics.merge_jobs`."""
+    """One row per job (runs merged): see :func:`bftune.experiments.runs.metrics.merge_jobs`."""
     if df.empty:
         return pd.DataFrame(columns=list(JOB_COLUMNS))
     return pd.DataFrame(merge_jobs(df))

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from bftune.experiments.report.common import HOUR, md_table, panels, pyplot, read_table, runs_or_note, save
-from bftune.files import atomic_write_text
+from bftune.experiments.campaign.report.common import HOUR, md_table, panels, pyplot, read_table, runs_or_note, save
+from bftune.support.files import atomic_write_text
 
 FILES = ("summary_online.csv",)
 

@@ -32,7 +32,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from bftune.cachedir import cache_dir
+from bftune.support.cachedir import cache_dir
 
 #: The modules ``bftune accelerate`` compiles: the decision core, the local driver's event loop and its log, and
 #: the Batsim driver (every Batsim message goes through it).  Not the protocol's event classes: they are
@@ -54,7 +54,7 @@ ON_DEMAND = ("bftune.schedulers.drivers.batsim.driver",)
 SWITCH = "BFTUNE_CORE"
 CHOICES = ("auto", "interpreted")
 MANIFEST = "manifest.json"
-PACKAGE_ROOT = Path(__file__).resolve().parent
+PACKAGE_ROOT = Path(__file__).resolve().parent.parent  # support/ is one folder below the package root
 
 
 def source_path(module: str, package: Path = PACKAGE_ROOT) -> Path:

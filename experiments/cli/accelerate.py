@@ -1,13 +1,13 @@
 """``bftune accelerate``: compile the decision core with mypyc into the build cache, and check it.
 
-The same modules that run interpreted are compiled (``bftune.compiled.MODULES``),
+The same modules that run interpreted are compiled (``bftune.support.compiled.MODULES``),
 from a temporary copy of this installation's sources, so the checkout never
 holds an extension module that could shadow an edited ``.py``.  The build is
 only kept if, on a synthetic workload read from an SWF file, it writes byte-identical out_jobs.csv to
 the interpreted core under every algorithm and hook family (EASY orders and a
 threshold, the selector, PV-EASY with a predictor, the classifier with kills), and
 the Batsim driver gives the same replies to a short conversation with a kill
-(:mod:`bftune.experiments.driverprobe`).
+(:mod:`bftune.experiments.runs.driverprobe`).
 Without mypy, setuptools or a C compiler the command says so in one line
 (exit 1, or 0 with ``--if-possible``) and bftune keeps running interpreted.
 """
@@ -26,10 +26,10 @@ import sys
 import tempfile
 from pathlib import Path
 
-from bftune import compiled
-from bftune.cachedir import cache_dir
-from bftune.experiments.children import run_guarded
-from bftune.files import atomic_write_text
+from bftune.support import compiled
+from bftune.support.cachedir import cache_dir
+from bftune.support.children import run_guarded
+from bftune.support.files import atomic_write_text
 
 #: Folders of the installation that hold no source of the package.
 SKIPPED = {".venv", "results", "tests", "__pycache__", "build", "dist", ".git", ".ci"}
@@ -116,7 +116,7 @@ def mypy_version() -> str:
 def install_build(built: dict[str, Path], key: str, directory: Path) -> Path:
     """Copy the extensions into ``directory/key``, all at once (a half-copied build is never seen).
 
-    The manifest records each file's size and digest (``bftune.compiled.verified_files`` checks them before
+    The manifest records each file's size and digest (``bftune.support.compiled.verified_files`` checks them before
     any load: a build damaged later is ignored, not loaded).  A failure (a full disk) removes the partial
     copy and is one line naming ``directory``.
     """
@@ -147,7 +147,7 @@ def install_build(built: dict[str, Path], key: str, directory: Path) -> Path:
 
 
 def bftune_command() -> list[str]:
-    return [sys.executable, "-m", "bftune.experiments.cli"]
+    return [sys.executable, "-m", "bftune.experiments.cli.main"]
 
 
 def self_check(work: Path, cache: Path) -> None:
@@ -179,7 +179,7 @@ def self_check(work: Path, cache: Path) -> None:
             raise AccelerateError(f"self-check {label}: the compiled core wrote a different out_jobs.csv")
     replies = {}
     for core in ("interpreted", "auto"):
-        status, output = run_guarded([sys.executable, "-m", "bftune.experiments.driverprobe"], work,
+        status, output = run_guarded([sys.executable, "-m", "bftune.experiments.runs.driverprobe"], work,
                                      {**env, compiled.SWITCH: core})
         if status != 0:
             last = (output.strip().splitlines() or ["no message"])[-1]
@@ -238,7 +238,7 @@ def build(check: bool = True, log=print) -> Path:
 
 
 def status() -> str:
-    """Which core this process runs (``import bftune`` already decided: :func:`bftune.compiled.install`)."""
+    """Which core this process runs (``import bftune`` already decided: :func:`bftune.support.compiled.install`)."""
     finder = compiled.active()
     current = compiled.build_dir()
     if finder is not None:

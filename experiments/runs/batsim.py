@@ -12,7 +12,7 @@
    127.0.0.1:P), and serves it in a thread of this process (``bftune.schedulers.drivers.batsim.connection``), then starts
    ``batsim`` in its own process group with ``-e out`` (plus the dynamic
    job flags when the configuration kills and requeues jobs), under a
-   watchdog (``bftune.experiments.guard``) that kills the group if this
+   watchdog (``bftune.support.guard``) that kills the group if this
    process dies in any way, SIGKILL included;
 4. watches both sides: if Batsim exits before the simulation ended, the
    scheduler fails, or no message arrives for ``timeout`` seconds, the other
@@ -31,12 +31,12 @@ on Linux a round trip over a Unix socket takes about half as long as over
 TCP's loopback (``benchmarks/batsim.py``), and the run's wall time is mostly
 those round trips and Batsim's own work.  Batsim
    runs in a staging directory that replaces DIR as a whole only when the
-   run succeeded (``bftune.files.result_dir``): a failed or killed run never
+   run succeeded (``bftune.support.files.result_dir``): a failed or killed run never
    leaves a partial ``out_jobs.csv`` under DIR; its files go to DIR.failed.
 
 ``compare_backends(trace, config, out_dir)`` runs the local simulator into
 DIR/local and Batsim into DIR/batsim and diffs the two ``out_jobs.csv``
-job by job (``bftune.experiments.compare``), writing DIR/compare.json; the
+job by job (``bftune.experiments.runs.compare``), writing DIR/compare.json; the
 three are replaced together.
 """
 
@@ -52,15 +52,15 @@ import threading
 import time
 from pathlib import Path
 
-from bftune.experiments.children import how_it_ended, start_guarded, stop_group
-from bftune.experiments.compare import diff_out_jobs
-from bftune.experiments.local_run import run_local, workload_info
-from bftune.experiments.progress import Progress
-from bftune.experiments.results import build_summary, write_json, write_summary
-from bftune.experiments.tables import read_out_jobs
+from bftune.support.children import how_it_ended, start_guarded, stop_group
+from bftune.experiments.runs.compare import diff_out_jobs
+from bftune.experiments.runs.local import run_local, workload_info
+from bftune.support.progress import Progress
+from bftune.experiments.runs.summary import build_summary, write_json, write_summary
+from bftune.experiments.runs.tables import read_out_jobs
 from bftune.schedulers.drivers.batsim.driver import DYNAMIC_JOB_FLAGS, BatsimDriver
 from bftune.schedulers.drivers.batsim.connection import BatsimConnectionError, Connection, bind_rep, serve
-from bftune.files import result_dir
+from bftune.support.files import result_dir
 from bftune.schedulers.config import SchedulerConfig
 from bftune.workloads.model import Trace
 
@@ -198,7 +198,7 @@ def run_batsim(trace: Trace, config: SchedulerConfig, out_dir: str | os.PathLike
                timeout: float = 120.0, progress: bool = False, dynamic_jobs: bool | None = None) -> dict:
     """Run ``trace`` under ``config`` in real Batsim; returns the summary (also written to DIR).
 
-    DIR is replaced as a whole when the run succeeds (``bftune.files.result_dir``);
+    DIR is replaced as a whole when the run succeeds (``bftune.support.files.result_dir``);
     after a failure it is untouched and the failed run's files (Batsim's log,
     a partial out_jobs.csv) are in ``DIR.failed``.
     """

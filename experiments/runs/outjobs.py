@@ -13,7 +13,7 @@ printf-style template per row, and the columns the metrics need come straight
 from the runs (:func:`runs_columns`), rounded as the file rounds them, so a
 summary computed in memory equals one computed from the written file or from
 Batsim's.  Reading a file back into a DataFrame lives in
-:mod:`bftune.experiments.tables`; :func:`all_columns`, for tables and
+:mod:`bftune.experiments.runs.tables`; :func:`all_columns`, for tables and
 comparisons, imports numpy when it is called.
 """
 
@@ -26,7 +26,7 @@ from operator import sub, truediv
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterable, Iterator, Sequence
 
-from bftune.files import atomic_write_chunks
+from bftune.support.files import atomic_write_chunks
 from bftune.schedulers.core import machines as ms
 from bftune.schedulers.drivers.local.runs import REJECTED, STATES, Run, RunLog
 from bftune.workloads.batsim_json import profile_name

@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from bftune.experiments.report.common import pyplot, runs_or_note, save
-from bftune.files import atomic_write_text
+from bftune.experiments.campaign.report.common import pyplot, runs_or_note, save
+from bftune.support.files import atomic_write_text
 
 FILES = ("summary_index.csv",)
 #: The order of the table's columns: classic orders, the F1-F4 functions, the four shipped learned functions.

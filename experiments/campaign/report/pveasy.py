@@ -23,8 +23,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from bftune.experiments.report.common import md_table, panels, runs_or_note, save
-from bftune.files import atomic_write_text
+from bftune.experiments.campaign.report.common import md_table, panels, runs_or_note, save
+from bftune.support.files import atomic_write_text
 
 FILES = ("summary_pv_easy.csv",)
 #: Delays below these minutes left out, for the counts of strict-fairness and reservation violations.

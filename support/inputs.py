@@ -18,7 +18,7 @@ reader of a user's file goes through this module instead:
   into lines of bounded length (a longer line is refused after reading
   that many bytes of it).
 
-Reading goes chunk by chunk in Python, so a SIGTERM (``bftune.experiments.interrupts``)
+Reading goes chunk by chunk in Python, so a SIGTERM (``bftune.support.interrupts``)
 stops a read within one chunk.  The bounds themselves are
 ``bftune.workloads.limits``'s (documented in the README's limits table);
 this module is below every layer and imports only the standard library.

@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from bftune.files import atomic_write_chunks
+from bftune.support.files import atomic_write_chunks
 
 DECILES = [f"d{i}" for i in range(1, 10)]
 HOUR = 3600.0

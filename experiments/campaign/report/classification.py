@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from bftune.experiments.report.common import HOUR, md_table, panels, pyplot, runs_or_note, save, section, slug
-from bftune.files import atomic_write_text
+from bftune.experiments.campaign.report.common import HOUR, md_table, panels, pyplot, runs_or_note, save, section, slug
+from bftune.support.files import atomic_write_text
 
 FILES = ("summary_classification.csv",)
 

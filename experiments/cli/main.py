@@ -13,19 +13,21 @@ import sys
 from pathlib import Path
 from typing import Callable
 
-from bftune import __version__, compiled
-from bftune.experiments import interrupts
-from bftune.experiments.accelerate import add_accelerate_parser
-from bftune.experiments.campaign.cli import add_campaign_parser
-from bftune.experiments.learn_index import add_learn_index_parser
-from bftune.files import (OutputError, atomic_write_many, check_output_dir, check_output_file, check_writable_dir,
+from bftune import __version__
+
+from bftune.support import compiled
+from bftune.support import interrupts
+from bftune.experiments.cli.accelerate import add_accelerate_parser
+from bftune.experiments.cli.campaign import add_campaign_parser
+from bftune.experiments.cli.learn_index import add_learn_index_parser
+from bftune.support.files import (OutputError, atomic_write_many, check_output_dir, check_output_file, check_writable_dir,
                           clean_leftovers, output_path, result_dir)
-from bftune.experiments.presets import PRESETS, get_preset
-from bftune.experiments.reproduce.cli import add_reproduce_parser
-from bftune.experiments.tune.cli import add_tune_parser
-from bftune.experiments.streams import STDOUT, NamedStream, one_line_warnings, silence_stdout, stdout_failure
-from bftune.gcpause import paused_gc
-from bftune.experiments.heap import fix_mmap_threshold
+from bftune.experiments.runs.presets import PRESETS, get_preset
+from bftune.experiments.cli.reproduce import add_reproduce_parser
+from bftune.experiments.cli.tune import add_tune_parser
+from bftune.support.streams import STDOUT, NamedStream, one_line_warnings, silence_stdout, stdout_failure
+from bftune.support.gcpause import paused_gc
+from bftune.support.heap import fix_mmap_threshold
 from bftune.schedulers.config import ConfigError, SchedulerConfig
 from bftune.schedulers.options import OPTIONS, Parser, applies, duration, integer, markdown_table
 from bftune.schedulers.core.durations import DurationError, parse_duration
@@ -266,8 +268,8 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     # Nor does a simulation of a trace import numpy (60 ms and 20 MiB of a CTC-SP2 run's 90 MiB):
     # only what needs it does (a synthetic workload, a resample, the classifier, a selector, a
     # trace's first parse), each importing it where it is used.
-    from bftune.experiments.local_run import LOCAL_RESULT, run_local
-    from bftune.experiments.results import format_summary
+    from bftune.experiments.runs.local import LOCAL_RESULT, run_local
+    from bftune.experiments.runs.summary import format_summary
 
     config = config_from_args(args)
     tau = tau_from_args(args)
@@ -299,7 +301,7 @@ def _variant_dir(label: str) -> str:
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
-    from bftune.experiments.local_run import run_local  # lazy: pandas (see cmd_simulate)
+    from bftune.experiments.runs.local import run_local  # lazy: pandas (see cmd_simulate)
 
     n, procs, seed = args.jobs, args.procs, args.seed
     # The variants' directories are one result: replaced together at the end.
@@ -382,7 +384,7 @@ def cmd_download(args: argparse.Namespace) -> int:
 
 def _batsim_command(name: str) -> Callable[[argparse.Namespace], int]:
     def run(args: argparse.Namespace) -> int:
-        from bftune.experiments import batsim_cli  # lazy: pyzmq + pandas, 0.9 s of start-up
+        from bftune.experiments.cli import batsim as batsim_cli  # lazy: pyzmq + pandas, 0.9 s of start-up
 
         config = config_from_args(args)
         status = batsim_cli.check_before_run(name, args)  # --out and --batsim, before the trace is read
@@ -515,7 +517,7 @@ def entry() -> None:
     processes or Dask exit normally so their clean-up runs.
     """
     argv = sys.argv[1:]
-    fix_mmap_threshold()  # freed parsing buffers go back to the system (see experiments/heap.py)
+    fix_mmap_threshold()  # freed parsing buffers go back to the system (see support/heap.py)
     code = main(argv)
     failure = stdout_failure()  # `bftune policies >/dev/full`: say so, rather than exit 0 or a traceback
     if failure is not None and not isinstance(failure, BrokenPipeError) and code == 0:

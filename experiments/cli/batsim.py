@@ -1,4 +1,4 @@
-"""``bftune batsim`` and ``bftune compare``: called by ``bftune.experiments.cli``.
+"""``bftune batsim`` and ``bftune compare``: called by ``bftune.experiments.cli.main``.
 
 Both take an already loaded ``Trace`` and a validated ``SchedulerConfig``
 plus the parsed arguments (``out``, ``batsim``, ``port``, ``timeout``,
@@ -14,7 +14,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from bftune.experiments.batsim_run import (
+from bftune.experiments.runs.batsim import (
     BATSIM_RESULT,
     COMPARE_RESULT,
     BatsimError,
@@ -25,9 +25,9 @@ from bftune.experiments.batsim_run import (
     find_batsim,
     run_batsim,
 )
-from bftune.files import check_output_dir
-from bftune.experiments.compare import format_report
-from bftune.experiments.results import format_summary
+from bftune.support.files import check_output_dir
+from bftune.experiments.runs.compare import format_report
+from bftune.experiments.runs.summary import format_summary
 from bftune.schedulers.config import SchedulerConfig
 from bftune.schedulers.core.durations import parse_duration
 from bftune.workloads.model import Trace

@@ -1,7 +1,7 @@
 """Job-by-job comparison of two out_jobs.csv tables (local simulator vs Batsim).
 
 ``diff_out_jobs(a, b)`` is a pure function over two tables as read by
-``bftune.experiments.tables.read_out_jobs``.  Rows are keyed by the
+``bftune.experiments.runs.tables.read_out_jobs``.  Rows are keyed by the
 ``job_id`` string, so a rerun (``0000003#1``) is compared with the same
 rerun of the other side and a killed run (``COMPLETED_KILLED``) with the
 same killed run.  Per row it compares ``starting_time`` and ``finish_time``

@@ -16,7 +16,7 @@ from pathlib import Path
 from bftune.experiments.campaign.executors import check_workers
 from bftune.experiments.campaign.loop import Work, run_work
 from bftune.experiments.campaign.store import DirectoryLock
-from bftune.files import atomic_write_text, clean_leftovers
+from bftune.support.files import atomic_write_text, clean_leftovers
 from bftune.learning.index import collect as col
 
 

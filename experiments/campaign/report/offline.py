@@ -19,8 +19,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from bftune.experiments.report.common import DECILES, md_table, pyplot, ratio, runs_or_note, save
-from bftune.files import atomic_write_text
+from bftune.experiments.campaign.report.common import DECILES, md_table, pyplot, ratio, runs_or_note, save
+from bftune.support.files import atomic_write_text
 
 FILES = ("summary_offline.csv", "summary_best.csv")
 

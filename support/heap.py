@@ -11,7 +11,7 @@ of the run, under the simulation's and the summary's own memory.  Setting
 the threshold explicitly (to glibc's own default, 128 KiB) turns the dynamic
 adjustment off.  Where there is no glibc ``mallopt`` this does nothing.
 
-The console script (``experiments/cli.py``, ``entry``) calls it first, for
+The console script (``experiments/cli/main.py``, ``entry``) calls it first, for
 its own process only: a library user's process is left as it is.  What it
 buys, measured 2026-11-25 (peak resident memory of a fresh ``bftune simulate
 --trace T --out DIR``, EASY-FCFS, GNU time's figure, the same runs with and

@@ -12,8 +12,8 @@ import math
 import sys
 from pathlib import Path
 
-from bftune.experiments.metrics import Columns, fairness_metrics, summarize
-from bftune.files import atomic_write_text
+from bftune.experiments.runs.metrics import Columns, fairness_metrics, summarize
+from bftune.support.files import atomic_write_text
 
 
 def jsonable(value):

@@ -11,8 +11,8 @@ import json
 from pathlib import Path
 from typing import Callable, Sequence
 
-from bftune.experiments.report.common import read_table
-from bftune.files import atomic_write_text
+from bftune.experiments.campaign.report.common import read_table
+from bftune.support.files import atomic_write_text
 
 
 def failures(out: Path) -> list[dict]:

@@ -5,9 +5,9 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from bftune.experiments.outjobs import runs_columns, whole_columns, write_out_jobs
-from bftune.experiments.results import build_summary, write_summary
-from bftune.files import result_dir
+from bftune.experiments.runs.outjobs import runs_columns, whole_columns, write_out_jobs
+from bftune.experiments.runs.summary import build_summary, write_summary
+from bftune.support.files import result_dir
 from bftune.schedulers.config import SchedulerConfig
 from bftune.schedulers.drivers.local.simulator import SimResult, simulate
 from bftune.workloads.model import Trace
@@ -26,7 +26,7 @@ def run_local(trace: Trace, config: SchedulerConfig, out_dir: str | Path | None 
     """Simulate ``trace`` under ``config``; write out_jobs.csv and summary.json if ``out_dir``.
 
     ``out_dir`` is checked before the simulation and replaced as a whole after
-    it (``bftune.files.result_dir``): it holds the old pair or the new pair.
+    it (``bftune.support.files.result_dir``): it holds the old pair or the new pair.
     """
     target = result_dir(out_dir, replaces=LOCAL_RESULT) if out_dir is not None else None
     m = trace.max_procs

@@ -25,7 +25,7 @@ def cmd_learn_index(args: argparse.Namespace) -> int:
     # Imported here, not at the top: this module is imported to build every command's parser, and
     # the collection code brings numpy and pandas (~0.3 s of start-up measured with -X importtime).
     from bftune.experiments.campaign.specs import CampaignError
-    from bftune.experiments.index_collection import finish, run_collection
+    from bftune.experiments.campaign.index_collection import finish, run_collection
     from bftune.learning.index import collect as col
     from bftune.learning.index import trials as tr
 
