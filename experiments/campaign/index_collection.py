@@ -1,22 +1,23 @@
 """The score collection's execution: the campaigns' resumable loop over the windows.
 
 Every finished window is written to ``DIR/windows/<index>.json`` at once
-(atomically) by this coordinating process, which holds the campaigns' lock
-on ``DIR`` (``.campaign.lock``) meanwhile; ``finish`` turns the stored windows
-into ``scores.csv``, the fits, tables and plots.
+(atomically) by this coordinating process, which holds the directory's lock
+(``.campaign.lock``) meanwhile: the one resumable store of campaigns and tune
+(:mod:`bftune.support.store`) in the collection's layout
+(:data:`bftune.learning.index.collect.COLLECTION`).  ``finish`` turns the
+stored windows into ``scores.csv``, the fits, tables and plots.
 """
 
 from __future__ import annotations
 
-import json
 import sys
 import traceback
 from pathlib import Path
 
 from bftune.experiments.campaign.executors import check_workers
 from bftune.experiments.campaign.loop import Work, run_work
-from bftune.experiments.campaign.store import DirectoryLock
-from bftune.support.files import atomic_write_text, clean_leftovers
+from bftune.support.files import atomic_write_text
+from bftune.support.store import Store
 from bftune.learning.index import collect as col
 
 
@@ -39,10 +40,9 @@ def run_collection(settings: col.Settings, out_dir: str | Path, *, workers: int 
     if array != "numpy":
         col.array_namespace(array)  # fail early, here, if the accelerator is not installed
     items = col.plan(settings)
-    _make_dir(out)
-    with DirectoryLock(out, what="collection"):
-        for folder in (out, out / "windows", out / "failures"):
-            clean_leftovers(folder)
+    store = Store.open(out, col.COLLECTION)
+    with store.lock():
+        store.remove_leftovers()
         col.prepare_dir(out, settings)
         done_before = col.stored(out, settings.digest())
         todo = [it for it in items if it["index"] not in done_before]
@@ -53,23 +53,21 @@ def run_collection(settings: col.Settings, out_dir: str | Path, *, workers: int 
             return (f"learn-index: {len(items)} windows x {settings.trials} trials, {len(done_before)} already "
                     f"stored, {len(todo)} to run on {executor} ({array})")
 
-        def store(result: dict) -> bool:
+        def keep(result: dict) -> bool:
             nonlocal cpu
-            name = f"{result['index']:05d}.json"
             if result.get("status") == "ok":
-                atomic_write_text(out / "windows" / name, json.dumps(result, separators=(",", ":")) + "\n")
-                (out / "failures" / name).unlink(missing_ok=True)
+                store.keep(result["index"], result)
                 cpu += result.get("cpu_s", 0.0)
                 return True
-            atomic_write_text(out / "failures" / name, json.dumps(result, indent=1) + "\n")
+            store.keep_failure(result["index"], result)
             failures.append(result)
             return False
 
         def throughput(done: int, seconds: float) -> str:
             return f"{done * settings.trials / max(seconds, 1e-9):,.0f} trials/s"
 
-        ran = run_work(Work(fn=fn, items=todo, count=len(todo), total=len(items), lost=_lost, store=store,
-                            header=header, stored_in=f"{out}/windows", noun="windows", label="learn-index",
+        ran = run_work(Work(fn=fn, items=todo, count=len(todo), total=len(items), lost=_lost, store=keep,
+                            header=header, stored_in=str(store.items_dir), noun="windows", label="learn-index",
                             detail=throughput),
                        workers=workers, dask=dask, progress=progress, stream=stream)
     return col.CollectionOutcome(windows=len(items), reused=len(done_before), done=ran.done, failures=failures,
@@ -82,16 +80,6 @@ def _lost(item: dict, exc: BaseException) -> dict:
     return {"run_id": item["run_id"], "index": item["index"], "status": "failed",
             "error": f"{type(exc).__name__}: {exc} (the worker running it died or was lost)",
             "traceback": "".join(traceback.format_exception(exc))}
-
-
-def _make_dir(out: Path) -> None:
-    """``--out``, created if needed, before the lock is taken in it; one line if it cannot be."""
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-    except FileExistsError:
-        raise col.CollectionError(f"{out}: not a directory (a file is in the way); give a directory for --out") from None
-    except OSError as exc:
-        raise col.CollectionError(f"{out}: cannot create it ({exc.strerror or exc})") from None
 
 
 def finish(settings: col.Settings, out_dir: str | Path) -> tuple[Path, list]:

@@ -9,7 +9,10 @@ worker into the caller's failure record, stores every record as soon as it
 arrives, and on an interrupt (SIGINT, or SIGTERM through the CLI) stops the
 workers at once, says how many items are stored and how to resume, and
 re-raises.  Locking the directory stays with the caller, whose lock also
-covers what it writes before and after the loop.
+covers what it writes before and after the loop; every caller keeps its
+directory in the one resumable store (:mod:`bftune.support.store`: the lock,
+the leftovers, one atomic file per finished item, its identity file), each in
+its own layout, and stores through it in ``Work.store``.
 
 A caller that runs in stages (``bftune tune``: each stage's items depend on
 the last's results) opens one :class:`Session` and hands it to every

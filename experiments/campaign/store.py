@@ -18,93 +18,63 @@ Layout of ``DIR`` (``--out``):
   (the next invocation, even ``--report-only``, rebuilds them from ``runs/``);
 - ``.campaign.lock``: held (``flock``) by the one process working in the
   directory; the kernel releases it when that process ends, however it ends.
+
+The runs, failures, identity file (``campaign.json``), lock and leftovers are
+kept by the one resumable store (:mod:`bftune.support.store`, with tune's weeks
+and the index collection's windows) in the layout :data:`CAMPAIGN`; the tables,
+report and manifest are the campaigns' own.
 """
 
 from __future__ import annotations
 
-import datetime as _dt
-import fcntl
 import hashlib
 import json
 import os
 import shutil
-import socket
 from pathlib import Path
-from typing import TextIO
 
 import pandas as pd
 
 from bftune.experiments.campaign.kinds import get_kind
 from bftune.experiments.campaign.specs import Campaign, CampaignError
 from bftune.experiments.campaign.report.build import write_report
-from bftune.experiments.runs.summary import write_json
-from bftune.support.files import atomic_write_text, clean_leftovers
+from bftune.experiments.runs.summary import jsonable, write_json
+from bftune.support.files import atomic_write_text
+from bftune.support.store import DirectoryLock as StoreLock
+from bftune.support.store import JsonForm, Layout, Store
 
-LOCK = ".campaign.lock"
 MANIFEST = "outputs.json"
 
 
 # --- the directory and its lock -----------------------------------------------------------
 
+#: Every file of a campaign directory is strict JSON, one space of indent, a final newline (``write_json``).
+_JSON = JsonForm(indent=1, clean=jsonable)
+
+#: The campaigns' layout of the one resumable store (``support/store.py``): ``runs/<run_id>.json``,
+#: ``failures/<run_id>.json``, ``campaign.json``.  A tune's directory also keeps ``runs/`` and ``weeks.csv``.
+CAMPAIGN = Layout(what="campaign", identity="campaign.json", item_form=_JSON, failure_form=_JSON,
+                  identity_form=_JSON, foreign=(("tune.json", "tune run"),), error=CampaignError)
+
 
 def open_out_dir(out_dir: str | os.PathLike[str]) -> Path:
     """Create (if needed) and check a campaign directory before any work; one clear line if unusable."""
-    if str(out_dir).strip() == "":
-        raise CampaignError("--out: empty path; give the campaign directory")
-    out = Path(out_dir)
-    try:
-        for d in (out, out / "runs", out / "failures"):
-            d.mkdir(parents=True, exist_ok=True)
-    except FileExistsError:
-        raise CampaignError(f"{out}: not a directory (a file is in the way); give a directory for --out") from None
-    except OSError as exc:
-        raise CampaignError(f"{out}: cannot use it as the campaign directory: "
-                            f"{exc.strerror or exc}{f' ({exc.filename})' if exc.filename else ''}") from None
-    if not os.access(out, os.W_OK | os.X_OK):
-        raise CampaignError(f"{out}: cannot write in it (permission denied)")
-    return out
+    store = Store.open(out_dir, CAMPAIGN)
+    store.refuse_foreign()
+    store.make_folders()
+    return store.root
 
 
-class DirectoryLock:
-    """An exclusive lock on a campaign directory, or learn-index's (``flock`` on ``DIR/.campaign.lock``).
+class DirectoryLock(StoreLock):
+    """The lock of a campaign directory (``flock`` on ``DIR/.campaign.lock``, :mod:`bftune.support.store`).
 
-    The lock is non-blocking: a second campaign on a locked directory stops at
-    once with the holder named.  The kernel drops it when the holding process
-    ends (even by SIGKILL), so a crash leaves no stale lock; worker processes
-    are spawned and do not inherit it.  (Advisory locks on network file
-    systems depend on the server.)
+    Also held by ``bftune reproduce`` on its directory.  Non-blocking: a second campaign on a locked
+    directory stops at once with the holder named; the kernel drops it when the holding process ends (even
+    by SIGKILL), so a crash leaves no stale lock.
     """
 
-    def __init__(self, out: Path, what: str = "campaign") -> None:
-        self.path = out / LOCK
-        self.what = what  # what holds such a directory, for the message (``bftune learn-index``: a collection)
-        self._fh: TextIO | None = None
-
-    def __enter__(self) -> DirectoryLock:
-        try:
-            fh = open(self.path, "a+")
-        except OSError as exc:
-            raise CampaignError(f"{self.path}: cannot create the lock file ({exc.strerror})") from None
-        try:
-            fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            fh.seek(0)
-            holder = fh.read().strip() or "another process"
-            fh.close()
-            raise CampaignError(f"{self.path.parent}: in use by another {self.what} ({holder}); wait for it to end "
-                                "or choose another --out") from None
-        fh.seek(0)
-        fh.truncate()
-        now = _dt.datetime.now().isoformat(timespec="seconds")
-        fh.write(f"pid {os.getpid()} on {socket.gethostname()} since {now}\n")
-        fh.flush()
-        self._fh = fh
-        return self
-
-    def __exit__(self, *exc) -> None:
-        if self._fh is not None:
-            self._fh.close()  # closing the descriptor releases the lock
-            self._fh = None
+    def __init__(self, out: str | os.PathLike[str]) -> None:
+        super().__init__(out, what=CAMPAIGN.what, error=CampaignError)
 
 
 def remove_leftovers(out: Path) -> int:
@@ -113,51 +83,47 @@ def remove_leftovers(out: Path) -> int:
     Every file of a campaign is written through :mod:`bftune.support.files` (JSON, CSV, reports, plots), so
     its temporaries are ``.NAME.XXXXXXXX.tmp`` files that a living writer keeps locked.
     """
-    return sum(len(clean_leftovers(d)) for d in (out, out / "runs", out / "failures", out / "plots") if d.is_dir())
+    return Store(out, CAMPAIGN).remove_leftovers()
 
 
 # --- runs -----------------------------------------------------------------------------------
 
 
 def write_meta(out: Path, campaign: Campaign) -> None:
-    write_json(out / "campaign.json", campaign.meta(), indent=1)
+    Store(out, CAMPAIGN).write_identity(campaign.meta())
 
 
 def load_meta(out_dir: str | os.PathLike[str]) -> dict:
     """``campaign.json`` of a campaign directory."""
-    path = Path(out_dir) / "campaign.json"
-    try:
-        return json.loads(path.read_text())
-    except FileNotFoundError:
-        raise CampaignError(f"{out_dir}: not a campaign directory (no campaign.json)") from None
-    except NotADirectoryError:
-        raise CampaignError(f"{out_dir}: not a campaign directory") from None
-    except (ValueError, OSError) as exc:
-        raise CampaignError(f"{path}: unreadable ({exc})") from None
+    meta = Store(out_dir, CAMPAIGN).read_identity()
+    if meta is None:
+        raise CampaignError(f"{out_dir}: not a campaign directory (no campaign.json)")
+    return meta
 
 
-def _read_record(path: Path) -> dict | None:
-    """A stored run, or None if absent, unreadable or not a success (atomic writes make that unlikely)."""
-    try:
-        rec = json.loads(path.read_text())
-    except (OSError, ValueError):
-        return None
-    return rec if isinstance(rec, dict) and rec.get("status") == "ok" and rec.get("run_id") == path.stem else None
+def _is_run(path: Path, rec: dict) -> bool:
+    """Whether a stored item is a run that succeeded, in its own file (atomic writes make anything else unlikely)."""
+    return rec.get("status") == "ok" and rec.get("run_id") == path.stem
+
+
+def _read_record(store: Store, path: Path) -> dict | None:
+    """A stored run, or None if absent, unreadable or not a success."""
+    rec = store.read(path)
+    return rec if rec is not None and _is_run(path, rec) else None
 
 
 def stored_run_ids(out_dir: str | os.PathLike[str]) -> set[str]:
     """Run ids with a readable stored result in ``out_dir/runs``."""
-    return {p.stem for p in (Path(out_dir) / "runs").glob("*.json") if _read_record(p) is not None}
+    return {path.stem for path, rec in Store(out_dir, CAMPAIGN).records() if _is_run(path, rec)}
 
 
 def store_result(out: Path, record: dict) -> None:
     """Keep one finished run: ``runs/<id>.json`` if it succeeded (its failure file goes), else ``failures/``."""
-    run_id = record["run_id"]
+    store = Store(out, CAMPAIGN)
     if record.get("status") == "ok":
-        write_json(out / "runs" / f"{run_id}.json", record, indent=1)
-        (out / "failures" / f"{run_id}.json").unlink(missing_ok=True)
+        store.keep(record["run_id"], record)
     else:
-        write_json(out / "failures" / f"{run_id}.json", record, indent=1)
+        store.keep_failure(record["run_id"], record)
 
 
 # --- tables, report, manifest -----------------------------------------------------------------
@@ -166,13 +132,14 @@ def store_result(out: Path, record: dict) -> None:
 def consolidate(out_dir: str | os.PathLike[str]) -> dict[str, Path]:
     """Rebuild the tidy tables of ``out_dir`` from its stored runs (rows in spec order)."""
     out = Path(out_dir)
+    store = Store(out, CAMPAIGN)
     meta = load_meta(out)
     kind = get_kind(meta["kind"])
     labels = list(kind.labels)
     runs: list[dict] = []
     rows: dict[str, list[dict]] = {t.name: [] for t in kind.tables}
     for sd in meta["specs"]:
-        rec = _read_record(out / "runs" / f"{sd['run_id']}.json")
+        rec = _read_record(store, store.item_path(sd["run_id"]))
         if rec is None:
             continue
         runs.append({"run_id": sd["run_id"], **{k: sd["labels"].get(k) for k in labels}, **kind.run_columns(sd),

@@ -32,14 +32,13 @@ from typing import TextIO
 import numpy as np
 
 from bftune.experiments.campaign.loop import Session, Work, run_work
-from bftune.experiments.campaign.store import DirectoryLock, open_out_dir, remove_leftovers
 from bftune.experiments.campaign.workloads import base_trace, source_key, source_trace
 from bftune.support.progress import Progress
-from bftune.experiments.runs.summary import write_json
+from bftune.support.store import Store
 from bftune.experiments.tune import budget as bud
 from bftune.experiments.tune.candidates import Candidate, baselines, build
 from bftune.experiments.tune.stats import nanmean, race, ratio
-from bftune.experiments.tune.store import WeekStore, data_identity
+from bftune.experiments.tune.store import TUNE, WeekStore, data_identity, open_dir
 from bftune.experiments.tune.weeks import Source, pool, run_task, spec_of, task_source
 from bftune.workloads.resample import WEEK, whole_weeks
 
@@ -288,9 +287,10 @@ def run(settings: Settings, stream: TextIO | None = None) -> Race:
     candidates = build(settings.families, settings.policies, settings.thresholds)
     bases = baselines(candidates)
     data_id = data_identity(settings.source)
-    out = open_out_dir(settings.out)
-    with DirectoryLock(out):
-        remove_leftovers(out)
+    directory = open_dir(settings.out)
+    out = directory.root
+    with directory.lock():
+        directory.remove_leftovers()
         store = WeekStore(out, data_id, settings.seed, settings.tau)
         stored = store.load()
         workers = _workers(settings)
@@ -348,11 +348,13 @@ def _plan(settings: Settings, candidates: list[Candidate], bases: dict[int, Cand
           data: dict, workers: int, out: Path, started: float) -> tuple[bud.CostModel, bud.Plan, bool, bool]:
     """The stored cost model and plan when the settings are the same (a resume), else a pilot and a new plan;
     and whether it was resumed and calibrated."""
-    path = out / "tune.json"
     identity = json.loads(json.dumps(settings.identity()))
-    if path.exists():
+    try:
+        previous = Store(out, TUNE).read_identity()
+    except ValueError:  # unreadable: a pilot and a new plan, written over it
+        previous = None
+    if previous is not None:
         try:
-            previous = json.loads(path.read_text())
             if previous.get("identity") == identity and previous.get("data") == data_identity(settings.source):
                 model = bud.CostModel(**previous["cost_model"])
                 model.workers = workers
@@ -380,8 +382,8 @@ def _make_plan(settings: Settings, model: bud.CostModel, candidates: list[Candid
 
 
 def _save_plan(settings: Settings, out: Path, model: bud.CostModel, plan: bud.Plan, calibrated: bool) -> None:
-    write_json(out / "tune.json", {"identity": settings.identity(), "data": data_identity(settings.source),
-                                   "cost_model": model.to_dict(), "plan": plan.to_dict(), "calibrated": calibrated})
+    Store(out, TUNE).write_identity({"identity": settings.identity(), "data": data_identity(settings.source),
+                                     "cost_model": model.to_dict(), "plan": plan.to_dict(), "calibrated": calibrated})
 
 
 def _calibrate(race_: Race, runner: _Runner) -> None:

@@ -14,6 +14,13 @@ Layout of ``--out DIR``:
   (a re-run with the same settings resumes that plan: the same decisions);
 - the outputs (``recommendation.json``, ``report.html``, ...), rewritten at the end;
 - ``.campaign.lock``: the campaign engine's directory lock (one process at a time).
+
+The stored tasks, ``tune.json``, the lock and the leftovers are kept by the one
+resumable store (:mod:`bftune.support.store`, with campaigns' runs and the index
+collection's windows) in the layout :data:`TUNE`: a task's file is named by a
+hash of the rows it holds, and tune keeps no failures (a lost task takes its
+candidates out of the race).  A campaign's directory is refused: both keep
+``runs/`` and write ``weeks.csv``.
 """
 
 from __future__ import annotations
@@ -23,12 +30,28 @@ import json
 from functools import partial
 from pathlib import Path
 
+from bftune.experiments.campaign.specs import CampaignError
 from bftune.experiments.runs.summary import jsonable
-from bftune.support.files import atomic_write_text
 from bftune.experiments.tune.weeks import Source
+from bftune.support.store import JsonForm, Layout, Store
 
 #: Version of the stored rows' meaning; bump it when a week's metrics change.
 FORMAT = 1
+
+#: tune's layout of the one resumable store: ``runs/<hash>.json`` (strict JSON on one line, no final newline),
+#: ``tune.json`` (``write_json``: two spaces of indent).  Its errors are the campaign engine's, as its lock's.
+TUNE = Layout(what="tune run", identity="tune.json",
+              item_form=JsonForm(indent=None, newline=False, clean=jsonable),
+              identity_form=JsonForm(indent=2, clean=jsonable), foreign=(("campaign.json", "campaign"),),
+              error=CampaignError)
+
+
+def open_dir(out_dir: str | Path) -> Store:
+    """``--out``, created and checked before any work (one line if unusable), with its folders."""
+    store = Store.open(out_dir, TUNE)
+    store.refuse_foreign()
+    store.make_folders()
+    return store
 
 
 def data_identity(source: Source) -> str:
@@ -50,7 +73,8 @@ class WeekStore:
     """The stored rows of one data identity, seed and tau, by (half, candidate key, week)."""
 
     def __init__(self, out: Path, data: str, seed: int, tau: float) -> None:
-        self.dir = out / "runs"
+        self.store = Store(out, TUNE)
+        self.dir = self.store.items_dir
         self.data, self.seed, self.tau = data, seed, tau
         self.rows: dict[tuple[str, str, int], dict] = {}
         self.costs: list[dict] = []
@@ -58,11 +82,7 @@ class WeekStore:
 
     def load(self) -> int:
         """Read every stored task of this data, seed and tau; the number of rows found."""
-        for path in sorted(self.dir.glob("*.json")):
-            try:
-                record = json.loads(path.read_text())
-            except (OSError, ValueError):
-                continue  # a foreign or damaged file: ignored (the weeks it held are simulated again)
+        for _, record in self.store.records():  # a damaged file is skipped: the weeks it held are simulated again
             if (record.get("format"), record.get("data"), record.get("seed"), record.get("tau")) != \
                     (FORMAT, self.data, self.seed, self.tau):
                 continue
@@ -87,5 +107,5 @@ class WeekStore:
         record = {"format": FORMAT, "data": self.data, "seed": self.seed, "tau": self.tau, **result}
         pairs = sorted((row["candidate"], row["week"]) for row in result["rows"])
         name = hashlib.sha256(json.dumps([self.data, self.seed, self.tau, result["split"], pairs]).encode())
-        atomic_write_text(self.dir / f"{name.hexdigest()[:20]}.json", json.dumps(jsonable(record), allow_nan=False))
+        self.store.keep(name.hexdigest()[:20], record)
         self._take(record)

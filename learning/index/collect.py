@@ -13,6 +13,13 @@ window i's permutations from ``SeedSequence([seed, i, position])``, drawn in
 batches of :data:`~bftune.learning.index.trials.BATCH` - so a window's scores
 depend on the settings alone, not on the executor, the number of workers or
 the order windows finish in.
+
+The directory is the one resumable store's (:mod:`bftune.support.store`, with
+campaigns' runs and tune's weeks), in the layout :data:`COLLECTION`:
+``windows/<index>.json`` (compact JSON), ``failures/<index>.json``,
+``collection.json`` (the settings: another collection in the directory is
+refused), the lock and the clean-up of leftovers.  The layout is here, with
+the collection, since ``learning/`` may not import the campaigns above it.
 """
 
 from __future__ import annotations
@@ -28,7 +35,7 @@ from pathlib import Path
 
 import numpy as np
 
-from bftune.support.files import atomic_write_text
+from bftune.support.store import JsonForm, Layout, Store
 from bftune.learning.index import SYNTHETIC_JOBS
 from bftune.learning.index import trials as tr
 
@@ -37,6 +44,13 @@ FORMAT = 1
 
 class CollectionError(ValueError):
     """Bad settings or output directory; the message names the option or file."""
+
+
+#: The collection's layout of the one resumable store (module docstring); JSON as ``json.dumps`` writes it.
+COLLECTION = Layout(what="collection", identity="collection.json", items="windows", file="{:05d}.json",
+                    item_form=JsonForm(indent=None, separators=(",", ":"), strict=False),
+                    failure_form=JsonForm(indent=1, strict=False), identity_form=JsonForm(indent=1, strict=False),
+                    error=CollectionError)
 
 
 @dataclass(frozen=True)
@@ -166,34 +180,30 @@ def array_namespace(name: str):
 
 
 def stored(out: Path, digest: str) -> dict[int, dict]:
-    """Readable, finished windows of this collection, by index."""
-    done = {}
-    for path in sorted((out / "windows").glob("*.json")):
-        try:
-            rec = json.loads(path.read_text())
-        except (OSError, ValueError):
-            continue  # unreadable: redo it
-        if rec.get("status") == "ok" and rec.get("digest") == digest:
-            done[int(rec["index"])] = rec
-    return done
+    """Readable, finished windows of this collection, by index (an unreadable one is run again)."""
+    return {int(rec["index"]): rec for _, rec in Store(out, COLLECTION).records()
+            if rec.get("status") == "ok" and rec.get("digest") == digest}
 
 
 def prepare_dir(out: Path, s: Settings) -> None:
-    meta_path = out / "collection.json"
-    if meta_path.exists():
-        try:
-            previous = json.loads(meta_path.read_text())["settings"]
-        except (ValueError, KeyError, TypeError):
-            raise CollectionError(f"{meta_path}: unreadable; remove it or use another --out") from None
+    """Refuse a directory holding another collection; make its folders and write its identity (under the lock)."""
+    store = Store(out, COLLECTION)
+    unreadable = CollectionError(f"{store.identity_path}: unreadable; remove it or use another --out")
+    try:
+        meta = store.read_identity()
+    except CollectionError:
+        raise unreadable from None
+    if meta is not None:
+        previous = meta.get("settings")
+        if not isinstance(previous, dict):
+            raise unreadable
         mine = s.identity()
         for key in mine:
             if previous.get(key) != mine[key]:
                 raise CollectionError(f"{out} holds a collection with {key} = {previous.get(key)!r}, not "
                                       f"{mine[key]!r}: use another --out, or the same options to resume")
-    (out / "windows").mkdir(parents=True, exist_ok=True)
-    (out / "failures").mkdir(exist_ok=True)
-    atomic_write_text(meta_path, json.dumps({"format": FORMAT, "settings": s.identity(), "digest": s.digest()},
-                                            indent=1) + "\n")
+    store.make_folders()
+    store.write_identity({"format": FORMAT, "settings": s.identity(), "digest": s.digest()})
 
 
 def score_rows(records: list[dict]):
