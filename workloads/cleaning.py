@@ -1,12 +1,12 @@
-"""Which SWF records become jobs: SPEC section 1's filter and the other named cleanings.
+"""Which SWF records become jobs: the default filter and the other named cleanings.
 
 :func:`~bftune.workloads.swf.read_swf` parses a file's records and cleans
 them here; :func:`clean_rows` cleans rows another reader parsed, by the same
 rules.  ``m`` is the machine size (for a file, read from its header unless
 given: :mod:`bftune.workloads.swf`).
 
-**SPEC's filter** (SPEC section 1, identical to ``shared/batsim/README.md``,
-"Workload conversion").  ``procs`` = requested procs (field 8), or
+**The default filter**, ``drop-overruns`` (docs/semantics/workloads.md#cleaning, identical
+to the conversion of the Batsim recordings the backends are checked against).  ``procs`` = requested procs (field 8), or
 allocated procs (field 5) where the request is ``<= 0``.  Rules are applied
 in the order below and a job is counted under the *first* rule it breaks,
 so the counts add up to the number of dropped jobs:
@@ -31,12 +31,14 @@ mode) counts lines, which never reach the job rules: reading counts them.
 walltime = runtime instead of being dropped, and is counted under
 ``"walltime_from_runtime"``.  That key counts *modified*, not dropped, jobs
 (it is not in :data:`DROP_RULES`).  Note that in Batsim a job whose delay
-equals its walltime ends as COMPLETED_WALLTIME_REACHED (SPEC section 8), so
+equals its walltime ends as COMPLETED_WALLTIME_REACHED (docs/semantics/scheduling.md#batsim-semantics), so
 every such job is reported as walltime-killed although it ran to its end.
 
 **Other cleanings** (``cleaning=``, :data:`CLEANINGS`) give the job sets
-of evaluations that did not apply SPEC's filter.  ``"spec"`` is the
-default and is the rule set above.
+of evaluations that did not apply this filter.  ``"drop-overruns"`` is the
+default and is the rule set above (it drops the jobs that outran their request,
+where ``"keep-overruns"`` keeps them); ``"spec"``, its former name, is still
+accepted (:data:`CLEANING_ALIASES`).
 
 - ``"keep-overruns"``: every record with submit >= 0, procs > 0 (chosen as
   above), procs <= m and runtime > 0 is a job.  A job whose requested time
@@ -106,14 +108,20 @@ CLEANING_KEYS: tuple[str, ...] = DROP_RULES + ("walltime_from_runtime", "overrun
 
 WalltimeFallback = Literal["runtime"] | None
 
-#: The named cleanings (module docstring): SPEC section 1's filter first (the default).
-CLEANINGS: tuple[str, ...] = ("spec", "keep-overruns", "batsim-converter", "ran", "ran-overruns-finish")
+#: The named cleanings (module docstring; docs/semantics/workloads.md#cleaning): the default filter first.
+CLEANINGS: tuple[str, ...] = ("drop-overruns", "keep-overruns", "batsim-converter", "ran", "ran-overruns-finish")
+#: Former names, still accepted wherever a cleaning is read (command line, campaign files, the API).
+CLEANING_ALIASES: dict[str, str] = {"spec": "drop-overruns"}
+#: The name a stored run's identity holds for a cleaning, where it differs: renaming a cleaning must not turn
+#: every stored run or week into another one.
+IDENTITY_NAMES: dict[str, str] = {"drop-overruns": "spec"}
 #: The walltime the Batsim converter gives a job: max(requested, BATSIM_WALLTIME_FACTOR x runtime).
 BATSIM_WALLTIME_FACTOR = 2
 
 
 def check_cleaning(cleaning: str) -> str:
-    """``cleaning`` if it names a cleaning, else ValueError listing them."""
+    """The cleaning ``cleaning`` names (a former name gives today's), else ValueError listing them."""
+    cleaning = CLEANING_ALIASES.get(cleaning, cleaning)
     if cleaning not in CLEANINGS:
         raise ValueError(f"cleaning must be one of {', '.join(CLEANINGS)}, not {cleaning!r}")
     return cleaning
@@ -149,16 +157,16 @@ def clean_rows(
     max_procs: int,
     *,
     walltime_fallback: WalltimeFallback = None,
-    cleaning: str = "spec",
+    cleaning: str = "drop-overruns",
 ) -> tuple[list[JobRecord], dict[str, int]]:
-    """Apply a named cleaning (SPEC section 1 by default) to parsed 18-field rows.
+    """Apply a named cleaning (``drop-overruns`` by default) to parsed 18-field rows.
 
     Returns the kept jobs sorted by (submit, id) and the per-rule counts (all
     of :data:`CLEANING_KEYS` but ``malformed_line``).  Separate from parsing
     so that other readers can reuse the exact same rules; the rows are turned
     into columns, what the rules (:func:`clean_columns`) read on every path.
     """
-    check_cleaning(cleaning)
+    cleaning = check_cleaning(cleaning)
     rows = rows if isinstance(rows, list) else list(rows)
     columns = FieldColumns(*(list(map(itemgetter(field), rows)) for field in CLEANED_FIELDS))
     return clean_columns(columns, max_procs, walltime_fallback, cleaning)

@@ -21,9 +21,10 @@ from bftune.workloads.cleaning import WalltimeFallback
 from bftune.workloads.errors import WorkloadError
 from bftune.workloads.model import Trace
 from bftune.workloads.slurm import is_slurm_dump, read_slurm
+from bftune.workloads.cleaning import check_cleaning
 from bftune.workloads.swf import CLEANINGS, read_swf
 
-#: The cleaning of an SWF trace when none is named (SPEC section 1's filter).
+#: The cleaning of an SWF trace when none is named (the default filter, docs/semantics/workloads.md#cleaning).
 DEFAULT_CLEANING = CLEANINGS[0]
 
 
@@ -37,7 +38,7 @@ def read_workload(path: str | os.PathLike[str], *, cleaning: str | None = None, 
     of its local times (default UTC); ``inform`` receives its notes (the
     machine size it took, for one).
 
-    ``cleaning``: which SWF records become jobs (default ``spec``); a Batsim
+    ``cleaning``: which SWF records become jobs (default ``drop-overruns``; ``spec``, its former name, is accepted); a Batsim
     workload is already converted, so only the default applies to it.
     ``lenient``: skip and count malformed lines (SWF) or jobs (JSON) instead
     of failing.  ``walltime_from_runtime``: a job without a requested time
@@ -48,8 +49,11 @@ def read_workload(path: str | os.PathLike[str], *, cleaning: str | None = None, 
     p = Path(path)
     if not p.exists():
         raise WorkloadError(f"{p}: no such file")
-    if cleaning is not None and cleaning not in CLEANINGS:
-        raise WorkloadError(f"{p}: cleaning must be one of {', '.join(CLEANINGS)}, not {cleaning!r}")
+    if cleaning is not None:
+        try:
+            cleaning = check_cleaning(cleaning)
+        except ValueError as exc:
+            raise WorkloadError(f"{p}: {exc}") from None
     if procs is not None:
         limits.procs(procs, "procs")
     fallback: WalltimeFallback = "runtime" if walltime_from_runtime else None

@@ -34,7 +34,7 @@ an SWF record - submit, runtime, allocated processors (``NCPUS``),
 requested processors (``ReqCPUS``), requested time (``Timelimit``), status
 (COMPLETED 1, CANCELLED 5, any other end 0), user, group, queue (``QOS``),
 partition - and goes through the same cleaning as an SWF trace
-(:mod:`bftune.workloads.cleaning`, ``cleaning=``; SPEC section 1's filter by
+(:mod:`bftune.workloads.cleaning`, ``cleaning=``; the default filter by
 default: ``runtime_le_0``, ``walltime_lt_runtime`` for jobs that ran past
 their limit, ...).  Users, groups, QOS and partitions are numbered 1, 2, ...
 in order of first appearance; jobs are numbered 1..n in (submit, JobID)
@@ -46,7 +46,7 @@ Modified, not dropped (counted in :data:`SLURM_CHANGES`):
   ``Partition_Limit`` becomes the largest finite time limit of the dump in
   the job's partition (else in the whole dump): the most a job there asked
   for.  Without any finite limit the request is unknown (-1), as in SWF,
-  and SPEC's filter drops the job (``walltime_le_0``; keep it with
+  and the default filter drops the job (``walltime_le_0``; keep it with
   ``walltime_fallback="runtime"``).
 - ``ambiguous_local_time``: with ``timezone``, a time in the repeated hour
   of a daylight-saving change; the occurrence is chosen so that
@@ -281,7 +281,7 @@ def _jobid_key(jobid: str) -> tuple[int, int] | None:
 
 
 def read_slurm(path: str | os.PathLike[str], *, procs: int | None = None, timezone: str | None = None,
-               lenient: bool = False, walltime_fallback: WalltimeFallback = None, cleaning: str = "spec",
+               lenient: bool = False, walltime_fallback: WalltimeFallback = None, cleaning: str = "drop-overruns",
                name: str | None = None, inform: Callable[[str], None] | None = None) -> Trace:
     """Read a sacct ``--parsable2`` dump (plain or gzip) into a cleaned Trace (module docstring).
 
@@ -289,7 +289,7 @@ def read_slurm(path: str | os.PathLike[str], *, procs: int | None = None, timezo
     ``timezone``: the zone sacct's local times are in; ``cleaning``: the SWF cleaning of
     :mod:`bftune.workloads.cleaning` applied to the jobs; ``inform``: where notes go (one line each).
     """
-    check_cleaning(cleaning)
+    cleaning = check_cleaning(cleaning)
     path = Path(path)
     source = str(path)
     try:

@@ -21,8 +21,8 @@ Reading does two things, in this order:
    ``"malformed_line"`` instead - never silently dropped.
 
 2. **Clean**: the records become jobs by the rules of :mod:`bftune.workloads.cleaning`
-   (``cleaning=`` names one of :data:`CLEANINGS`; the default is SPEC section 1's
-   filter).  The rules check procs against ``m``: the ``max_procs``
+   (``cleaning=`` names one of :data:`CLEANINGS`; the default is the filter of
+   docs/semantics/workloads.md#cleaning).  The rules check procs against ``m``: the ``max_procs``
    argument, else the header ``MaxProcs``, else ``MaxNodes`` (the leading
    integer, so ``338 (batch partition; 512 total)`` gives 338).  No usable
    value is an error asking for ``--procs``.  Every key of
@@ -73,7 +73,7 @@ from bftune.workloads.errors import WorkloadError
 from bftune.workloads.swf_header import add_header_line, comment_lines, is_utf8, machine_size, start_time
 from bftune.workloads.model import JobRecord, Trace
 
-#: SWF field names, 1-based position = index + 1 (SPEC section 1).
+#: SWF field names, 1-based position = index + 1 (docs/semantics/workloads.md#swf-records).
 FIELD_NAMES: tuple[str, ...] = (
     "job id",
     "submit time",
@@ -118,7 +118,7 @@ def read_swf(
     lenient: bool = False,
     walltime_fallback: WalltimeFallback = None,
     name: str | None = None,
-    cleaning: str = "spec",
+    cleaning: str = "drop-overruns",
 ) -> Trace:
     """Read an SWF file (plain or gzip, detected by magic bytes) into a cleaned Trace.
 
@@ -132,7 +132,7 @@ def read_swf(
     lines are bounded (:mod:`bftune.workloads.limits`), so memory follows the
     job lines, not the file's size.
     """
-    check_cleaning(cleaning)
+    cleaning = check_cleaning(cleaning)
     _check_fallback(walltime_fallback)
     path = Path(path)
     name = name if name is not None else trace_name_from_path(path)
@@ -274,11 +274,11 @@ def parse_swf(
     lenient: bool = False,
     walltime_fallback: WalltimeFallback = None,
     name: str = "workload",
-    cleaning: str = "spec",
+    cleaning: str = "drop-overruns",
 ) -> Trace:
     """Parse and clean SWF ``text`` (``source`` is only used in messages and ``Trace.source``)."""
     _check_fallback(walltime_fallback)
-    check_cleaning(cleaning)
+    cleaning = check_cleaning(cleaning)
     if len(text) >= FAST_PATH_MIN_CHARS:
         try:
             data = text.encode("utf-8")
@@ -291,7 +291,7 @@ def parse_swf(
 
 
 def _parse_careful(lines: Iterable[tuple[int, str]], source: str, max_procs: int | None, lenient: bool,
-                   walltime_fallback: WalltimeFallback, name: str, cleaning: str = "spec") -> Trace:
+                   walltime_fallback: WalltimeFallback, name: str, cleaning: str = "drop-overruns") -> Trace:
     """The line-by-line path over numbered lines: any input, errors name ``file:line``; comments and job lines
     bounded (:class:`_Bounds`)."""
     header_lines: list[str] = []
@@ -367,7 +367,7 @@ _EXACT_FLOAT_LIMIT = 2.0**53
 
 
 def _parse_fast(box: list[bytes], source: str, max_procs: int | None, walltime_fallback: WalltimeFallback,
-                name: str, cleaning: str = "spec", cache_key: str | None = None,
+                name: str, cleaning: str = "drop-overruns", cache_key: str | None = None,
                 header_lines: list[str] | None = None) -> Trace | None:
     """Vectorised parse of a well-formed file's bytes, then the cleaning; None sends the caller to the careful path.
 
@@ -410,7 +410,7 @@ def _parse_fast(box: list[bytes], source: str, max_procs: int | None, walltime_f
 def _well_formed(a) -> bool:
     """Whether numpy's table of a file holds SWF records exactly as the careful path would parse them.
 
-    Finite, integral where SPEC wants counts, a job id >= 0, every field
+    Finite, integral where the format wants counts, a job id >= 0, every field
     the cleanings read within float64's exact integers (a larger integer is
     parsed exactly only by the careful path) and the times within
     ``limits.MAX_TIME``.

@@ -29,6 +29,7 @@ from bftune.workloads.model import Trace
 from bftune.workloads.resample import resample, split_halves
 from bftune.workloads.read import read_workload
 from bftune.workloads.slurm import check_timezone, is_slurm_dump
+from bftune.workloads.cleaning import CLEANING_ALIASES, check_cleaning
 from bftune.workloads.swf import CLEANINGS
 from bftune.workloads.synthetic import generate
 
@@ -121,8 +122,10 @@ def timezone_key(t: Section) -> str:
 
 
 def cleaning_key(t: Section, default: str | None) -> str | None:
-    """``cleaning``: which SWF records become jobs (bftune.workloads.swf: spec, keep-overruns, batsim-converter)."""
-    return t.string("cleaning", choices=CLEANINGS) if "cleaning" in t.data else default
+    """``cleaning``: which SWF records become jobs (bftune.workloads.swf.CLEANINGS; a former name gives today's)."""
+    if "cleaning" not in t.data:
+        return default
+    return check_cleaning(t.string("cleaning", choices=(*CLEANINGS, *CLEANING_ALIASES)))
 
 
 # --- worker side -------------------------------------------------------------------------
@@ -136,7 +139,7 @@ def source_key(spec: RunSpec) -> tuple:
 
 @lru_cache(maxsize=2)
 def base_trace(trace: str, trace_path: str | None, procs: int | None, wff: bool, lenient: bool,
-               cleaning: str = "spec", timezone: str | None = None) -> Trace:
+               cleaning: str = "drop-overruns", timezone: str | None = None) -> Trace:
     """The source trace, read (and cleaned) or generated once per worker process."""
     if trace.startswith("synthetic:"):
         nums = [int(x) for x in trace.split(":")[1:]]

@@ -71,16 +71,16 @@ def _integer(text: str) -> int:
 
 def add_learn_index_parser(subparsers) -> argparse.ArgumentParser:
     p = subparsers.add_parser(
-        "learn-index", help="learn index policies by regression on simulated trials (SPEC section 6)",
+        "learn-index", help="learn index policies by regression on simulated trials (docs/semantics/learning.md#learned-index-policies)",
         description="Score the jobs of random (S, Q) windows by simulating random permutations of Q, fit the "
                     "polynomial families Lin, Qdr, Cub, Qua by weighted least squares, and write the fits "
                     "(usable as --policy learned:FILE.json), tables and plots. Resumable: the same command "
                     "skips the windows already stored in --out.")
     p.add_argument("--source", required=True, help="synthetic (the Lublin-Feitelson generator) or a trace file "
                                                    "(SWF, .swf.gz, Batsim JSON)")
-    p.add_argument("--windows", type=_integer, required=True, help="number of random windows (the study: 440)")
+    p.add_argument("--windows", type=_integer, required=True, help="number of random (S, Q) windows: each gives one score distribution (hundreds for stable fits)")
     p.add_argument("--trials", type=_integer, required=True,
-                   help="random permutations of Q per window (the study: 256000)")
+                   help="random permutations of Q simulated per window (the more, the less noisy each job's score)")
     p.add_argument("--procs", type=_integer, default=PROCS, help="machine size m (default 256)")
     p.add_argument("--warmup", type=_integer, default=WARMUP, help="|S| (default 16)")
     p.add_argument("--queue", type=_integer, default=QUEUE, help="|Q| (default 32)")

@@ -22,7 +22,8 @@ from bftune.experiments.cli.campaign import add_campaign_parser
 from bftune.experiments.cli.learn_index import add_learn_index_parser
 from bftune.support.files import (OutputError, atomic_write_many, check_output_dir, check_output_file, check_writable_dir,
                           clean_leftovers, output_path, result_dir)
-from bftune.experiments.runs.presets import PRESETS, get_preset
+from bftune.experiments.runs.presets import ALIASES, PRESETS, add_presets, get_preset
+from bftune.experiments.studies import study_presets
 from bftune.experiments.cli.reproduce import add_reproduce_parser
 from bftune.experiments.cli.tune import add_tune_parser
 from bftune.support.streams import STDOUT, NamedStream, one_line_warnings, silence_stdout, stdout_failure
@@ -39,6 +40,7 @@ from bftune.workloads.model import Trace
 from bftune.workloads.read import read_workload
 from bftune.workloads.slurm import is_slurm_dump
 from bftune.workloads.swf import CLEANINGS
+from bftune.workloads.cleaning import CLEANING_ALIASES
 from bftune.workloads.swf_write import swf_text, write_swf
 
 
@@ -138,8 +140,9 @@ def _workload_options() -> OneLineParser:
     g.add_argument("--lenient", action="store_true", help="skip (and count) malformed SWF lines instead of failing")
     g.add_argument("--walltime-from-runtime", action="store_true",
                    help="for traces without requested times: use the runtime as walltime (counted in cleaning)")
-    g.add_argument("--cleaning", choices=CLEANINGS, default=None,
-                   help="which SWF records become jobs: spec (SPEC section 1, default), keep-overruns (every record "
+    g.add_argument("--cleaning", choices=(*CLEANINGS, *CLEANING_ALIASES), default=None,
+                   help="which SWF records become jobs: drop-overruns (default: jobs that ran within their request, "
+                        "docs/semantics/workloads.md#cleaning; spec is its former name), keep-overruns (every record "
                         "that ran; overruns end at their walltime), batsim-converter (Batsim's converter: "
                         "allocated procs, walltime max(request, 2 x runtime)) or ran (every job that ran, as "
                         "recorded) or ran-overruns-finish (the same, a job that outruns its request running to "
@@ -147,9 +150,10 @@ def _workload_options() -> OneLineParser:
     g.add_argument("--timezone", metavar="ZONE",
                    help="the zone a Slurm dump's local times are in (the cluster's, e.g. Europe/Stockholm: "
                         "daylight-saving changes read right); default UTC")
-    g.add_argument("--preset", choices=tuple(PRESETS), default=None,
-                   help="a study's defaults for --cleaning, the classifier options and --tau (explicit flags win): "
-                        + "; ".join(f"{p.name}: {p.summary}" for p in PRESETS.values()))
+    g.add_argument("--preset", choices=(*PRESETS, *ALIASES), default=None,
+                   help="named defaults for --cleaning, the classifier options and --tau (explicit flags win): "
+                        + "; ".join(f"{p.name}: {p.summary}" for p in PRESETS.values())
+                        + "; " + "; ".join(f"{old}: former name of {new}" for old, new in ALIASES.items()))
     return p
 
 
@@ -197,7 +201,7 @@ def config_from_args(args: argparse.Namespace) -> SchedulerConfig:
 
 
 def apply_preset_defaults(args: argparse.Namespace) -> None:
-    """--cleaning and --tau not given: the preset's (if any), else spec and 10 s."""
+    """--cleaning and --tau not given: the preset's (if any), else the default cleaning and 10 s."""
     preset = get_preset(args.preset) if getattr(args, "preset", None) else None
     if hasattr(args, "cleaning") and args.cleaning is None:
         args.cleaning = preset.cleaning if preset else CLEANINGS[0]
@@ -401,6 +405,7 @@ def _batsim_command(name: str) -> Callable[[argparse.Namespace], int]:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    add_presets(study_presets())  # the product knows no study: the command line hands their presets in
     parser = OneLineParser(
         prog="bftune",
         description="Tune EASY backfilling: simulate locally, or run the same scheduler inside Batsim.",
@@ -425,7 +430,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", required=True, help="output directory")
     p.set_defaults(func=cmd_convert)
 
-    p = sub.add_parser("resample", parents=[wl], help="per-user week resampling of a trace (SPEC section 1)")
+    p = sub.add_parser("resample", parents=[wl], help="per-user week resampling of a trace (docs/semantics/workloads.md#resampling)")
     p.add_argument("--weeks", required=True, help=f"length of the new trace in weeks (at most {limits.MAX_WEEKS:,})")
     p.add_argument("--split", choices=["train", "test"], help="resample only this half (split at the temporal midpoint)")
     p.add_argument("--out", required=True, help="output SWF file")

@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 
 from bftune.experiments.campaign.limits import default_workers
+from bftune.workloads.cleaning import CLEANINGS, check_cleaning
 
 DEFAULT_BUDGET = "10m"
 DEFAULT_WEEKS = 250
@@ -22,7 +23,7 @@ DEFAULT_FINALISTS = 3
 
 def add_tune_parser(subparsers, workload: argparse.ArgumentParser) -> argparse.ArgumentParser:
     """Register ``tune``; ``workload`` is the workload options' parent parser (--trace, --procs, ...)."""
-    from bftune.experiments.tune.candidates import STUDY_POLICIES  # light: the option table is loaded anyway
+    from bftune.experiments.tune.candidates import PAIR_POLICIES  # light: the option table is loaded anyway
 
     p = subparsers.add_parser(
         "tune", parents=[workload],
@@ -44,11 +45,11 @@ def add_tune_parser(subparsers, workload: argparse.ArgumentParser) -> argparse.A
     g.add_argument("--candidates", default="pairs",
                    help="families of candidates, comma-separated: pairs (EASY-Pr-Pb with thresholds, default), "
                         "selectors, pv-easy, classifier, or all")
-    g.add_argument("--policies", default=",".join(STUDY_POLICIES),
-                   help="the orders of the pairs (default study 000's seven: " + ",".join(STUDY_POLICIES) + ")")
+    g.add_argument("--policies", default=",".join(PAIR_POLICIES),
+                   help="the orders of the pairs (default the seven classic orders: " + ",".join(PAIR_POLICIES) + ")")
     g.add_argument("--thresholds", default="20h", help="waiting-time thresholds of the pairs (default 20h; none, 40h...)")
     g.add_argument("--weeks", default=DEFAULT_WEEKS,
-                   help=f"at most this many resampled weeks per half (default {DEFAULT_WEEKS}, study 000's)")
+                   help=f"at most this many resampled weeks per half (default {DEFAULT_WEEKS})")
     g.add_argument("--finalists", default=DEFAULT_FINALISTS, type=int,
                    help=f"candidates judged on the testing half (default {DEFAULT_FINALISTS})")
     g.add_argument("--tau", default=None, help="bounded-slowdown constant tau in seconds (default 10)")
@@ -131,7 +132,7 @@ def settings_from_args(args: argparse.Namespace):
                 raise TuneError(f"--timezone: only for Slurm accounting dumps ({args.trace} is not one)")
             check_timezone(args.timezone)
         source = Source(args.trace, str(path.resolve()), args.procs, args.walltime_from_runtime, args.lenient,
-                        args.cleaning or "spec", args.timezone)
+                        check_cleaning(args.cleaning or CLEANINGS[0]), args.timezone)
         name = dump_name(path) if slurm else trace_label(path.name)
     else:
         raise TuneError("give a workload: --trace FILE (SWF or a Slurm sacct dump) or --synthetic N")

@@ -4,14 +4,17 @@ A preset only sets *defaults*: anything given explicitly (``--cleaning``,
 ``--features``, a campaign key) wins.  ``bftune simulate --preset NAME`` and
 ``[classification] preset = "NAME"`` in a campaign use them.
 
-The product defines one preset, ``spec``: SPEC's defaults (the cleaning of
-SPEC section 1, weekly features, online learning, tau = 60 s).  A study
-defines its own as data, in ``presets.toml`` of its folder
-(``experiments/studies/sNNN/``), each with a one-line ``summary`` (the
-``--help`` text) and a ``why`` (the evidence behind each choice); they are
-found through the study registry (:mod:`bftune.experiments.studies`), so
-adding one takes no code.  Every preset is checked when read: an unknown
-cleaning, option or value fails at start-up, not mid-campaign.
+The product defines one preset, ``default``: the default cleaning, weekly
+features, online learning, tau = 60 s (``spec`` is its former name, still
+accepted).  Other presets are data, a ``presets.toml`` of one table per preset
+(:func:`read_presets`), handed in from above with :func:`add_presets`: the
+command line adds the published studies' presets (each study folder may hold
+one), so this layer knows no study.  Every preset is checked when read: an
+unknown cleaning, option or value fails at start-up, not mid-campaign.
+
+Run identities: a campaign run stores the name of its preset
+(:attr:`Preset.stored_name`).  The default preset keeps the name runs stored
+before it was renamed (``spec``), so those runs stay valid.
 """
 
 from __future__ import annotations
@@ -19,10 +22,11 @@ from __future__ import annotations
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Iterable
 
-from bftune.experiments.studies import STUDIES
 from bftune.schedulers.options import OPTIONS
 from bftune.workloads.swf import CLEANINGS
+from bftune.workloads.cleaning import check_cleaning
 
 #: The file of a study folder that holds its presets.
 PRESETS_FILE = "presets.toml"
@@ -37,20 +41,31 @@ class Preset:
     options: dict = field(default_factory=dict)  # option-table names -> values
     tau: float = 60.0
     summary: str = ""
-    why: str = ""  # the evidence behind the choices (a study's presets.toml says it)
+    why: str = ""  # the evidence behind the choices (the presets.toml that defines it says it)
+    stored: str = ""  # the name stored in run identities, when it differs from ``name`` (a renamed preset)
 
     def __post_init__(self) -> None:
         # a preset is checked when defined: a typo would otherwise surface mid-campaign
-        if self.cleaning not in CLEANINGS:
-            raise ValueError(f"preset {self.name}: unknown cleaning {self.cleaning!r}")
+        try:
+            object.__setattr__(self, "cleaning", check_cleaning(self.cleaning))  # a former name gives today's
+        except ValueError:
+            raise ValueError(f"preset {self.name}: unknown cleaning {self.cleaning!r}") from None
         for key, value in self.options.items():
             if key not in OPTIONS:
                 raise ValueError(f"preset {self.name}: unknown option {key!r}")
             OPTIONS[key].parse(value, f"preset {self.name}: {key}")
 
+    @property
+    def stored_name(self) -> str:
+        """The name a campaign run stores: unchanged by a rename, so stored runs keep their identity."""
+        return self.stored or self.name
 
-SPEC = Preset("spec", "spec", {"features": "weekly", "learning": "online"},
-              summary="SPEC's defaults (cleaning of section 1, weekly features, online learning), tau 60 s")
+
+DEFAULT = Preset("default", CLEANINGS[0], {"features": "weekly", "learning": "online"},
+                 summary="the default cleaning, weekly features, online learning, tau 60 s", stored="spec")
+
+#: Former names still accepted.
+ALIASES = {"spec": DEFAULT.name}
 
 
 def read_presets(path: Path) -> list[Preset]:
@@ -67,26 +82,29 @@ def read_presets(path: Path) -> list[Preset]:
     return presets
 
 
-def _all_presets() -> dict[str, Preset]:
-    """``spec``, then every registered study's presets, in the registry's order; a name defined twice is an error."""
-    presets = {SPEC.name: SPEC}
-    for entry in STUDIES.values():
-        path = entry.path / PRESETS_FILE
-        if not path.is_file():
+#: Every preset known to this process: the product's, then those added (:func:`add_presets`).
+PRESETS: dict[str, Preset] = {DEFAULT.name: DEFAULT}
+
+
+def add_presets(presets: Iterable[Preset]) -> None:
+    """Make ``presets`` known by name (the command line adds the studies').
+
+    Adding the same preset again is harmless (the command line's parser may be built more than once);
+    another preset under a known name is an error, as is a former name.
+    """
+    for preset in presets:
+        known = PRESETS.get(preset.name)
+        if known == preset:
             continue
-        for preset in read_presets(path):
-            if preset.name in presets:
-                raise ValueError(f"{path}: preset {preset.name} is defined twice")
-            presets[preset.name] = preset
-    return presets
-
-
-PRESETS: dict[str, Preset] = _all_presets()
+        if known is not None or preset.name in ALIASES:
+            raise ValueError(f"preset {preset.name} is defined twice")
+        PRESETS[preset.name] = preset
 
 
 def get_preset(name: str) -> Preset:
-    """The preset called ``name``, or ValueError listing them."""
+    """The preset called ``name`` (or a former name), or ValueError listing them."""
     try:
-        return PRESETS[name]
+        return PRESETS[ALIASES.get(name, name)]
     except KeyError:
-        raise ValueError(f"unknown preset {name!r}; choose one of {', '.join(PRESETS)}") from None
+        raise ValueError(f"unknown preset {name!r}; choose one of {', '.join(PRESETS)} (a study's presets are "
+                         "known once added: bftune.experiments.runs.presets.add_presets)") from None

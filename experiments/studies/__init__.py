@@ -8,15 +8,17 @@ its report text and modules, its ablations (campaigns of its plan), fixtures
 for its tests and its ``REPRODUCTION.md`` (the latest paper-scale report).
 
 Adding a study = one folder and one line below.  The registry is read by
-every ``bftune`` command (the parser lists the studies, and the presets are
-found through it), so it imports nothing: a study's modules are imported
-only when ``bftune reproduce`` runs it.
+every ``bftune`` command (the parser lists the studies, and the command line
+adds their presets, :func:`study_presets`), so it imports no study: a study's
+modules are imported only when ``bftune reproduce`` runs it.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+
+from bftune.experiments.runs.presets import PRESETS_FILE, Preset, read_presets
 
 HERE = Path(__file__).resolve().parent
 
@@ -54,3 +56,17 @@ STUDIES: dict[str, Entry] = {
     "004": Entry("s004", "Improving batch schedulers using online job runtime classification"),
 }
 SCALES = ("quick", "paper")
+
+
+def study_presets() -> list[Preset]:
+    """Every registered study's presets (its folder's ``presets.toml``), in the registry's order.
+
+    The product knows no study: the command line hands these to
+    :func:`bftune.experiments.runs.presets.add_presets`, and a notebook may do the same.
+    """
+    presets: list[Preset] = []
+    for entry in STUDIES.values():
+        path = entry.path / PRESETS_FILE
+        if path.is_file():
+            presets.extend(read_presets(path))
+    return presets

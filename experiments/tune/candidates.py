@@ -10,15 +10,15 @@ component needs history; 0 for the rest).  Families (``--candidates``):
   Pr and backfilling order Pb from the policy registry (``--policies``,
   default FCFS LCFS SPF LPF SQF LQF LEXP) under each waiting-time threshold
   (``--thresholds``, default 20h): 7 x 7 x 1 = 49 candidates.
-- ``selectors``: online policy selection (SPEC 4) every day among the 12
-  policies of SPEC 4, with a 40 h threshold: full feedback, noisy feedback,
+- ``selectors``: online policy selection (docs/semantics/learning.md#online-selection) every day among the 12
+  default candidate policies, with a 40 h threshold: full feedback, noisy feedback,
   the epsilon-greedy bandit.
 - ``pv-easy``: PV-EASY with Last Model predictions, and EASY planning with
   them (EASY-Last).
-- ``classifier``: small jobs first with the online random forest (SPEC 5),
+- ``classifier``: small jobs first with the online random forest (docs/semantics/learning.md#classification),
   with FCFS, SPF, SAF and WFP3 queues.
 
-The baseline is EASY-FCFS-FCFS without threshold (SPEC 2), against which
+The baseline is EASY-FCFS-FCFS without threshold (docs/semantics/scheduling.md#easy), against which
 every week is judged.
 """
 
@@ -34,8 +34,9 @@ from bftune.schedulers.core.durations import format_duration, parse_duration
 from bftune.schedulers.core.policies import SELECTION_DEFAULT, get_policy
 from bftune.schedulers.options import OPTIONS, ConfigError
 
-#: Study 000's seven policies (its EXP is LEXP, the largest expansion factor first).
-STUDY_POLICIES = ("FCFS", "LCFS", "SPF", "LPF", "SQF", "LQF", "LEXP")
+#: The seven classic queue orders raced by default: arrival both ways, processing time, requested processors and
+#: expansion factor (LEXP: the largest first), each way where both make sense.
+PAIR_POLICIES = ("FCFS", "LCFS", "SPF", "LPF", "SQF", "LQF", "LEXP")
 DEFAULT_THRESHOLDS = ("20h",)
 BASELINE_OPTIONS = {"policy": "FCFS", "backfill_policy": "FCFS", "threshold": "inf"}
 #: Warm-up weeks of a classifier candidate: the forest retrains at each week's end, so it has been trained
@@ -149,7 +150,7 @@ def pair_label(primary: str, backfill: str, threshold: str) -> str:
     return f"EASY-{primary}-{backfill} {threshold}"
 
 
-def build(families: tuple[str, ...], policies: tuple[str, ...] = STUDY_POLICIES,
+def build(families: tuple[str, ...], policies: tuple[str, ...] = PAIR_POLICIES,
           thresholds: tuple[str, ...] = DEFAULT_THRESHOLDS) -> list[Candidate]:
     """Every candidate of the families, in a fixed order (ties in the ranking keep it)."""
     out: list[Candidate] = []

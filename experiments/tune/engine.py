@@ -39,6 +39,7 @@ from bftune.experiments.tune import budget as bud
 from bftune.experiments.tune.candidates import Candidate, baselines, build
 from bftune.experiments.tune.stats import nanmean, race, ratio
 from bftune.experiments.tune.store import TUNE, WeekStore, data_identity, open_dir
+from bftune.workloads.cleaning import IDENTITY_NAMES
 from bftune.experiments.tune.weeks import Source, pool, run_task, spec_of, task_source
 from bftune.workloads.resample import WEEK, whole_weeks
 
@@ -75,7 +76,9 @@ class Settings:
 
     def identity(self) -> dict:
         """What decides the plan and the results (not where they go, nor how many processes run them)."""
-        return {"source": asdict(self.source), "objective": self.objective,
+        source = asdict(self.source)
+        source["cleaning"] = IDENTITY_NAMES.get(self.source.cleaning, self.source.cleaning)  # a renamed cleaning
+        return {"source": source, "objective": self.objective,
                 "max_wait_increase": self.max_wait_increase, "budget_s": self.budget_s, "families": self.families,
                 "policies": self.policies, "thresholds": self.thresholds, "max_weeks": self.max_weeks,
                 "finalists": self.finalists, "seed": self.seed, "tau": self.tau}

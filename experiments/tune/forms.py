@@ -20,6 +20,7 @@ import shlex
 from bftune.experiments.tune.candidates import Candidate, normalised
 from bftune.experiments.tune.engine import Settings
 from bftune.schedulers.options import OPTIONS
+from bftune.workloads.cleaning import CLEANINGS
 
 
 def simulate_flags(c: Candidate) -> list[str]:
@@ -47,7 +48,7 @@ def workload_flags(s: Settings) -> list[str]:
     out = ["--trace", src.path or src.trace]
     if src.procs is not None:
         out += ["--procs", str(src.procs)]
-    if src.cleaning != "spec":
+    if src.cleaning != CLEANINGS[0]:
         out += ["--cleaning", src.cleaning]
     if src.timezone is not None:
         out += ["--timezone", src.timezone]
@@ -99,7 +100,7 @@ def _workload_section(s: Settings, keys: bool = True) -> list[str]:
         lines.append(f"trace = {_toml_value(src.path or src.trace)}")
         if src.procs is not None:
             lines.append(f"procs = {src.procs}")
-    if src.cleaning != "spec":
+    if src.cleaning != CLEANINGS[0]:
         lines.append(f"cleaning = {_toml_value(src.cleaning)}")
     if src.timezone is not None:
         lines.append(f"timezone = {_toml_value(src.timezone)}")

@@ -2,7 +2,7 @@
 
 Weeks are study 000's (and the offline campaign's, ``kinds/offline.py``): each
 half of the trace (split at its temporal midpoint) is resampled per user and
-week (SPEC 1) with the seed ``derive_seed(seed, "offline", half)``, and week w
+week (docs/semantics/workloads.md#resampling) with the seed ``derive_seed(seed, "offline", half)``, and week w
 of that resampled trace is simulated alone, from an empty machine, until its
 jobs finish.  Resampling draws week after week from one generator, so the first
 n weeks of a resampled trace do not depend on how long it is: week w is the
@@ -13,7 +13,7 @@ same seed gives the offline campaign's very weeks.
 A candidate with ``warmup`` k is simulated on weeks w-k..w together and judged
 on the jobs of week w only (its learned part needs history).
 
-Metrics of a week (SPEC 3, the final run of every job): AvgWait, MaxWait,
+Metrics of a week (docs/semantics/scheduling.md#metrics, the final run of every job): AvgWait, MaxWait,
 AVGbsld (tau), MWBS; the testing half also keeps every job's wait and user
 (wait CDFs and fairness against EASY-FCFS).
 """
@@ -53,7 +53,7 @@ class Source:
     procs: int | None = None
     walltime_from_runtime: bool = False
     lenient: bool = False
-    cleaning: str = "spec"
+    cleaning: str = "drop-overruns"
     timezone: str | None = None
 
 

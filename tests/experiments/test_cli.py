@@ -143,7 +143,7 @@ def test_resample_says_what_the_cleaning_dropped(tmp_path, capsys):
     counts = "missing_procs=1, runtime_le_0=8, walltime_lt_runtime=475"  # the README's KTH-SP2 figures
     assert f"cleaning: {counts}" in capsys.readouterr().out.splitlines()
     notes = [line for line in out.read_text().splitlines() if line.startswith("; Note:")]
-    assert notes[-1] == f"; Note: KTH-SP2-1996-2.1-cln was cleaned (spec) before resampling: {counts}"
+    assert notes[-1] == f"; Note: KTH-SP2-1996-2.1-cln was cleaned (drop-overruns) before resampling: {counts}"
 
 
 def test_demo_runs_on_the_embedded_workload(capsys):

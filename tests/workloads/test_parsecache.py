@@ -57,7 +57,7 @@ def test_every_cleaning_runs_on_the_cached_table(cache, big_swf, monkeypatch, cl
     monkeypatch.setenv(parsecache.SWITCH, "off")
     expected = read_swf(big_swf, cleaning=cleaning)
     monkeypatch.delenv(parsecache.SWITCH)
-    read_swf(big_swf)  # fills the cache with SPEC's cleaning
+    read_swf(big_swf)  # fills the cache with the default cleaning
     monkeypatch.setattr(np, "loadtxt", no_parsing)
     cached = read_swf(big_swf, cleaning=cleaning)
     assert cached == expected and cached.cleaning == expected.cleaning
@@ -241,7 +241,7 @@ def test_cache_fast_path_and_careful_path_clean_alike(cache, tmp_path, monkeypat
 
 #: Worked out by hand from the comments of HAND_MADE and the module docstring of bftune.workloads.swf.
 EXPECTED = {
-    "{'cleaning': 'spec'}": {"kept": 7, "negative_submit": 1, "missing_procs": 1, "procs_gt_machine": 1,
+    "{'cleaning': 'drop-overruns'}": {"kept": 7, "negative_submit": 1, "missing_procs": 1, "procs_gt_machine": 1,
                              "runtime_le_0": 2, "walltime_le_0": 1, "walltime_lt_runtime": 1},
     "{'cleaning': 'keep-overruns'}": {"kept": 9, "negative_submit": 1, "missing_procs": 1, "procs_gt_machine": 1,
                                       "runtime_le_0": 2, "walltime_from_runtime": 1, "overruns_kept": 1},

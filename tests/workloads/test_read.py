@@ -27,7 +27,7 @@ def test_swf_plain_gzip_and_json_give_the_same_jobs(tmp_path):
     ids = [(j.id, j.submit, j.procs, j.runtime, j.walltime) for j in swf.jobs]
     assert ids == [(j.id, j.submit, j.procs, j.runtime, j.walltime) for j in gz.jobs] == [(1, 0, 1, 10, 20),
                                                                                            (2, 5, 8, 30, 40)]
-    assert swf.cleaning.get("walltime_le_0") == 1  # job 3 has no requested time: cleaned out (SPEC 1)
+    assert swf.cleaning.get("walltime_le_0") == 1  # job 3 has no requested time: cleaned out (docs/semantics/workloads.md#cleaning)
     json_jobs = read_workload(tmp_path / "t.json").jobs
     assert [(j.id, j.procs, j.runtime, j.walltime) for j in json_jobs] == [(1, 1, 10, 20), (2, 8, 30, 40)]
 
@@ -47,7 +47,7 @@ def test_options_reach_either_reader(tmp_path):
     ({"path": "t.json", "cleaning": "ran"}, "t.json: cleaning ran applies to SWF traces only"),
     ({"path": "t.json", "procs": 0}, "procs must be a positive integer"),
     ({"path": "big.json", "procs": 1}, "big.json: no job fits on 1 processors"),
-    ({"path": "t.swf", "cleaning": "nosuch"}, "t.swf: cleaning must be one of spec, keep-overruns"),
+    ({"path": "t.swf", "cleaning": "nosuch"}, "t.swf: cleaning must be one of drop-overruns, keep-overruns"),
 ])
 def test_errors_are_one_line_naming_the_file_or_the_value(tmp_path, call, message):
     write_swf(small_trace(), tmp_path / "t.swf")

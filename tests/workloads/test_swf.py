@@ -113,12 +113,12 @@ PRESET_LINES = [
 
 def test_named_cleanings_on_a_hand_made_trace():
     text = HEADER + "\n".join(PRESET_LINES) + "\n"
-    assert CLEANINGS[0] == "spec"
+    assert CLEANINGS[0] == "drop-overruns"
 
     spec = parse_swf(text)
     assert [(j.id, j.procs, j.runtime, j.walltime) for j in spec.jobs] == \
         [(1, 4, 10, 100), (4, 2, 30, 100), (6, 1, 60, 70), (7, 3, 12.5, 1000)]
-    assert spec == parse_swf(text, cleaning="spec")
+    assert spec == parse_swf(text, cleaning="drop-overruns") == parse_swf(text, cleaning="spec")  # its former name
 
     keep = parse_swf(text, cleaning="keep-overruns")
     # overrun kept with its (shorter) walltime; the missing request becomes the runtime
@@ -153,7 +153,7 @@ def test_named_cleanings_on_a_hand_made_trace():
 
 
 def test_unknown_cleaning_is_refused(tmp_path):
-    with pytest.raises(ValueError, match="cleaning must be one of spec, keep-overruns, batsim-converter"):
+    with pytest.raises(ValueError, match="cleaning must be one of drop-overruns, keep-overruns, batsim-converter"):
         parse_swf(HEADER + job_line(1) + "\n", cleaning="strong")
     with pytest.raises(ValueError, match="cleaning must be one of"):
         read_swf(write(tmp_path, HEADER + job_line(1) + "\n"), cleaning="")
@@ -273,7 +273,7 @@ def test_kth_sp2_study_job_sets():
     keep = read_swf(shared_trace(KTH), cleaning="keep-overruns")
     assert len(keep) == 28_476 - 8 - 1 and keep.cleaning["overruns_kept"] == 475
     assert statistics.median(j.runtime for j in keep.jobs) == 847
-    assert statistics.median(j.runtime for j in read_swf(KTH).jobs) == 805  # SPEC's cleaning: not the study's
+    assert statistics.median(j.runtime for j in read_swf(KTH).jobs) == 805  # the default cleaning (drop-overruns): not the study's
     conv = read_swf(KTH, cleaning="batsim-converter")
     assert len(conv) == len(keep) and conv.cleaning["walltime_raised"] == 13_069
 

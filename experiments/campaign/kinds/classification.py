@@ -1,4 +1,4 @@
-"""``kind = "classification"``: small/large runtime classification with kill-and-requeue (SPEC 5, issue 5).
+"""``kind = "classification"``: small/large runtime classification with kill-and-requeue (docs/semantics/learning.md#classification).
 
 For every trace of ``[classification] traces`` (several traces in one
 campaign; no ``[workload] trace``), every policy (FCFS, WFP3, SPF, SAF by
@@ -45,8 +45,8 @@ numbers across variants and policies).  Per run the campaign stores:
   :data:`CURVE_POINTS` (500) evenly spaced instants from the first submission
   to the last completion (the step function's value at each instant; the
   last point is the total);
-- for ``rf`` and ``rf-no-safeguard``: the classification quality of SPEC
-  section 3 (the classifier's report: accuracy, precision and recall of the
+- for ``rf`` and ``rf-no-safeguard``: the classification quality
+  (docs/semantics/scheduling.md#metrics; the classifier's report: accuracy, precision and recall of the
   small class, false small and false large rates, confusion counts), overall
   and per week of submission.
 
@@ -56,7 +56,7 @@ Section ``[classification]`` (every key but traces optional)::
     policies = ["FCFS", "WFP3", "SPF", "SAF"]
     variants = ["base", "rf", "rf-no-safeguard", "class-clairvoyant", "runtime-clairvoyant"]
                                # on request also "easy++", "avg2", "rf-no-false-large", "rf-no-false-small"
-    features = "weekly"        # or "live" (SPEC section 5)
+    features = "weekly"        # or "live" (docs/semantics/learning.md#classification)
     learning = "online"        # or "decoupled" (study 004's pipeline: bftune.learning.decoupled)
     threshold = "inf"          # Theta of EASY, wrapping the small-first queue (none by default)
     divider_window = "1w"      # the classifier's divider: median runtime of the jobs finished in the
@@ -73,9 +73,9 @@ Section ``[classification]`` (every key but traces optional)::
     trace_policies = {"SDSC-BLUE-2000-4.2-cln" = ["SPF"]}   # a trace (by its name in the tables) run
                                # with these policies instead of `policies`
     reservation = "count"
-    preset = "spec"            # a study's defaults for cleaning, features and learning
-                               # (bftune.experiments.runs.presets: spec, study004, study004-text);
-                               # keys given explicitly win
+    preset = "default"         # named defaults for cleaning, features and learning
+                               # (bftune.experiments.runs.presets: default and those the command
+                               # line adds, see `bftune simulate --help`); keys given explicitly win
 
 ``[workload]`` is optional and may only hold ``walltime_from_runtime``,
 ``lenient`` and ``cleaning`` (``spec``, ``keep-overruns`` or
@@ -108,9 +108,10 @@ from bftune.schedulers.config import SchedulerConfig
 from bftune.schedulers.core.durations import format_duration
 from bftune.schedulers.drivers.local.simulator import simulate
 from bftune.schedulers.hooks.classified import MODES, SmallFirst
-from bftune.experiments.runs.presets import PRESETS, Preset, get_preset
+from bftune.experiments.runs.presets import ALIASES, DEFAULT, PRESETS, Preset, get_preset
 from bftune.schedulers.options import OPTIONS
 from bftune.workloads.model import job_name, name_width
+from bftune.workloads.cleaning import CLEANINGS
 
 POLICIES = ("FCFS", "WFP3", "SPF", "SAF")
 #: The variants with a classifier hook (the ``variants`` default is the base and these).
@@ -210,7 +211,7 @@ def expand(t: Section, workload: dict, seed: int, tau: float) -> Expansion:
     by_trace = _trace_policies(t, [label for _, _, label in sources])
     reservation = t.option("reservation", OPTIONS["reservation"].default)
     cleaning = workload["cleaning"] or preset.cleaning  # [workload] cleaning wins over the preset's
-    if cleaning != "spec" and any(path is None for _, path, _ in sources):
+    if cleaning != CLEANINGS[0] and any(path is None for _, path, _ in sources):
         raise t.error("traces", f"cleaning {cleaning!r} applies to SWF traces, not to synthetic ones")
     workload = {**workload, "cleaning": cleaning}
     specs = []
@@ -230,7 +231,7 @@ def expand(t: Section, workload: dict, seed: int, tau: float) -> Expansion:
                                      walltime_from_runtime=workload["walltime_from_runtime"],
                                      lenient=workload["lenient"], cleaning=cleaning))
     settings = {"traces": [label for _, _, label in sources], "trace_sources": traces, "policies": policies,
-                "variants": variants, "preset": preset.name, "cleaning": cleaning, "features": features,
+                "variants": variants, "preset": preset.stored_name, "cleaning": cleaning, "features": features,
                 "learning": learning, "threshold": "none" if threshold == "inf" else threshold,
                 "divider_window": format_duration(window),
                 "safeguard_period": safeguard_period or "none (at the divider)", "safeguard_divider": divider,
@@ -261,8 +262,8 @@ def _trace_policies(t: Section, labels: list[str]) -> dict[str, list[str]]:
 
 
 def _preset(t: Section) -> Preset:
-    """``preset``: a study's defaults for cleaning, features and learning (``spec`` when not given)."""
-    name = t.string("preset", "spec", choices=tuple(PRESETS))
+    """``preset``: named defaults for cleaning, features and learning (``default`` when not given)."""
+    name = t.string("preset", DEFAULT.name, choices=(*PRESETS, *ALIASES))
     return get_preset(name)
 
 
@@ -358,7 +359,7 @@ def run(spec: RunSpec) -> dict:
 def run_row_bsld(df, tau: float) -> dict:
     """The sum of bsld if every run were a job of its own, as a row-by-row reading of Batsim's out_jobs.csv.
 
-    SPEC section 3 (``sum_bsld``) merges a killed job's runs: its r_j and its
+    The metrics (docs/semantics/scheduling.md#metrics; ``sum_bsld``) merge a killed job's runs: its r_j and its
     final run.  Read row by row, Batsim's output has instead one row per run,
     a rerun submitted when it was registered (at the kill).  ``sum_bsld_rows``
     counts every row (killed runs included), ``sum_bsld_resubmitted`` only the

@@ -1,4 +1,4 @@
-"""``kind = "pv-easy"``: EASY, EASY with predictions and PV-EASY (SPEC 7) on whole traces, fairness measured.
+"""``kind = "pv-easy"``: EASY, EASY with predictions and PV-EASY (docs/semantics/scheduling.md#pv-easy) on whole traces, fairness measured.
 
 For every trace of ``[pv-easy] traces`` (each on its machine size: ``procs``,
 one per trace, the header's by default), with the job set of ``cleaning``
@@ -70,6 +70,7 @@ from bftune.schedulers.config import SchedulerConfig
 from bftune.schedulers.drivers.local.simulator import SimResult
 from bftune.workloads.model import Trace
 from bftune.schedulers.options import OPTIONS
+from bftune.workloads.cleaning import CLEANING_ALIASES, check_cleaning
 from bftune.workloads.swf import CLEANINGS, dropped_jobs
 
 MAIN = ("EASY", "EASY-Last", "PV-EASY")
@@ -168,7 +169,7 @@ def expand(t: Section, workload: dict, seed: int, tau: float) -> Expansion:
         labels_seen[label] = trace
         path = trace_path(t, "traces", trace, m)
         sources.append((trace, path, label, m))
-    cleaning = t.string("cleaning", "ran", choices=CLEANINGS)
+    cleaning = check_cleaning(t.string("cleaning", "ran", choices=(*CLEANINGS, *CLEANING_ALIASES)))
     policy = t.option("policy", "FCFS")
     main = t.get("schedulers", list(MAIN))
     main = [] if main == [] else t.strings("schedulers", list(MAIN), choices=MAIN)

@@ -7,12 +7,11 @@ import os
 from pathlib import Path
 
 import pytest
-from bftune.experiments.runs import presets
 from bftune.experiments.campaign.config import campaign_from_dict
 from bftune.experiments.cli.main import main
 from bftune.experiments.reproduce import command
 from bftune.experiments.reproduce.study import CampaignPlan, Study
-from bftune.experiments.studies import SCALES, STUDIES, Entry
+from bftune.experiments.studies import SCALES, STUDIES, Entry, study_presets
 from bftune.workloads import archive
 from bftune.workloads.catalogue import get_source
 from bftune.workloads.download import DownloadError
@@ -90,7 +89,7 @@ def test_a_toy_study_folder_and_one_registry_line_reproduce(tmp_path, monkeypatc
     assert "## Runs\n\nours 2, theirs 2" in report and "Scale `quick` (seconds)" in report
     size = (SHARED_WORKLOADS / "KTH-SP2-1996-2.1-cln.swf.gz").stat().st_size
     assert f"toy: KTH-SP2 has {size} bytes" in capsys.readouterr().out
-    assert "999" in STUDIES and "toy-preset" in presets._all_presets()  # its presets are found through the line
+    assert "999" in STUDIES and "toy-preset" in {p.name for p in study_presets()}  # found through the line
 
 
 # --- the command on a tiny study -----------------------------------------------------------------------------

@@ -17,7 +17,13 @@ from bftune.experiments.campaign.kinds.classification import CURVE_POINTS, curve
 from bftune.experiments.campaign.runner import run_campaign
 from bftune.experiments.campaign.specs import CampaignError
 from bftune.experiments.cli.main import main
+from bftune.experiments.runs.presets import add_presets
+from bftune.experiments.studies import study_presets
 from locations import SHARED
+
+# The configs below name a study's presets: the command line adds them; these tests call the library, so they
+# add them as a notebook would (docs/guides/python.md).
+add_presets(study_presets())
 
 CONFIGS = CONFIG_DIR
 TINY = CONFIGS / "tiny_synthetic_classification.toml"
@@ -132,8 +138,8 @@ def test_presets_and_cleaning_in_a_campaign(tmp_path):
     plain.write_text(head)
     c = load_config(plain)
     assert (c.settings["preset"], c.settings["cleaning"], c.settings["features"], c.settings["learning"]) == \
-        ("spec", "spec", "weekly", "online")
-    assert all(s.cleaning == "spec" for s in c.specs)
+        ("spec", "drop-overruns", "weekly", "online")  # the default preset's stored name: runs keep their ids
+    assert all(s.cleaning == "drop-overruns" for s in c.specs)
     study = tmp_path / "study.toml"
     study.write_text(head + "preset = 'study004'\n")
     c2 = load_config(study)
@@ -157,7 +163,7 @@ def test_presets_and_cleaning_in_a_campaign(tmp_path):
     c4 = load_config(decoupled)
     assert c4.settings["divider_window"] == "1w"
     assert all("divider_window" not in s.options for s in c4.specs)
-    # SPEC's cleaning leaves the identity of runs stored before cleanings existed unchanged
+    # the default cleaning leaves the identity of runs stored before cleanings existed unchanged
     assert "cleaning" not in c.specs[0].identity() and c2.specs[0].identity()["cleaning"] == "batsim-converter"
 
 
@@ -411,7 +417,7 @@ def test_kills_per_variant(tiny):
         v = runs[runs["variant"] == variant]
         assert (v["killed_runs"] == 0).all() and (v["killed_jobs"] == 0).all(), variant
         assert (v["wasted_work"] == 0).all() and (v["safeguard_kills"] == 0).all(), variant
-        # no kill: one run per job, so the row-by-row sums are SPEC's sum
+        # no kill: one run per job, so the row-by-row sums are the merged sum (docs/semantics/scheduling.md#metrics)
         assert v["sum_bsld_rows"].to_numpy() == pytest.approx(v["sum_bsld"].to_numpy()), variant
         assert v["sum_bsld_resubmitted"].to_numpy() == pytest.approx(v["sum_bsld"].to_numpy()), variant
     rf = runs[runs["variant"] == "rf"]
