@@ -1,4 +1,4 @@
-"""Benchmark of the runtime classifier alone (SPEC section 5), replayed on a trace.
+"""Benchmark of the runtime classifier alone (docs/semantics/learning.md#classification), replayed on a trace.
 
 Not a scheduler run: every job is assumed to *start at its submission*, so it
 finishes at ``submit + runtime``.  That gives the classifier the most finished

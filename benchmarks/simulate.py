@@ -63,7 +63,7 @@ from pathlib import Path
 from common import add_data_argument, archive_traces, data_dir, user_env
 
 #: name -> (label, options of `bftune simulate`, arguments of the OCaml reference or None)
-OCAML_12 = "wait,mwait,lpf,spf,lqf,sqf,mexpfact,expfact,lrf,srf,saf,laf"  # FCFS..SAF of SPEC 4, its spelling
+OCAML_12 = "wait,mwait,lpf,spf,lqf,sqf,mexpfact,expfact,lrf,srf,saf,laf"  # the 12 default candidates FCFS..SAF, its spelling
 CONFIGS: dict[str, tuple[str, list[str], list[str] | None]] = {
     "fcfs": ("EASY-FCFS", [], ["oneshot", "{swf}", "wait", "--backfill=wait"]),
     "saf40": ("EASY(SAF, 40 h)", ["--policy", "SAF", "--threshold", "40h"],

@@ -424,7 +424,7 @@ def check_summary_fields(documented: dict[str, str], page_path: str) -> None:
     """Rows for the fields of depth 1 and 2; deeper fields are named in their nearest documented parent's row."""
     produced = {f for f in produced_summary_fields() if not any(f.startswith(s + ".") for s in OPEN_SECTIONS)}
     shallow = {f for f in produced if f.replace("[]", "").count(".") <= 1}
-    batsim_source = (ROOT / "experiments" / "batsim_run.py").read_text()
+    batsim_source = (ROOT / "experiments" / "runs" / "batsim.py").read_text()
     for field in BATSIM_ONLY:
         if f'"{field}"' not in batsim_source:
             raise PluginError(f"{page_path}: summary.json's {field!r} is no longer written by experiments/runs/batsim.py")

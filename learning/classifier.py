@@ -1,4 +1,4 @@
-"""Online, leakage-free small/large runtime classifier (SPEC section 5, learning half).
+"""Online, leakage-free small/large runtime classifier (docs/semantics/learning.md#classification, learning half).
 
 The scheduler drives one :class:`RuntimeClassifier` per run, in time order::
 
@@ -9,8 +9,8 @@ The scheduler drives one :class:`RuntimeClassifier` per run, in time order::
     clf.finished(job_id, runtime, end)            # when its final run ends
     clf.report()                                  # JSON-able metrics and warnings
 
-Semantics and the choices made where SPEC section 5 leaves them open
--------------------------------------------------------------------
+Semantics and the choices made where the contract leaves them open (docs/semantics/learning.md#classification)
+-----------------------------------------------------------------------------------------------------------
 
 **Clock.**  Every method takes the current time (``now``, or ``end`` for
 :meth:`~RuntimeClassifier.finished`) and first runs :meth:`advance` on it, so
@@ -18,7 +18,7 @@ week boundaries are processed even if the caller forgets ``advance``.  Time
 must not go backwards (more than 1 us: ``ValueError``).
 
 **Weeks** are counted from the *first submission*: the ``submit`` of the first
-:meth:`classify` call is the origin t0 (as the resampling of SPEC section 1);
+:meth:`classify` call is the origin t0 (as the resampling of docs/semantics/workloads.md#resampling);
 ``advance`` before any classification does nothing.  Week k is
 [t0 + k*week, t0 + (k+1)*week); boundary k >= 1 is t0 + k*week.  A job's week
 is that of its ``submit``.
@@ -45,8 +45,8 @@ category histories and from the metrics (counted under ``unlabelled``).
 :meth:`classify`, and the row is stored with the job; training later uses the
 stored rows with the labels learned at ``finished``.  The category histories
 they read hold only jobs already finished: in ``"live"`` mode every job whose
-``finished`` was called before this ``classify``; in ``"weekly"`` mode (SPEC
-5's) only those finished before the last week boundary (the histories are
+``finished`` was called before this ``classify``; in ``"weekly"`` mode (the
+default) only those finished before the last week boundary (the histories are
 updated at boundaries, in finish order).  A job therefore never sees itself,
 nor any job still waiting or running, nor (weekly) any job that finished after
 the last retraining.
@@ -111,7 +111,7 @@ defaults back.
 **Determinism**: given the seed and the same sequence of calls, every model,
 prediction and report is identical.
 
-**Metrics** (:meth:`report`, SPEC section 3), on labelled finished jobs,
+**Metrics** (:meth:`report`, docs/semantics/scheduling.md#metrics), on labelled finished jobs,
 overall and per week of submission, with "small" as the positive class:
 accuracy = (TP+TN)/n, precision = TP/(TP+FP), recall = TP/(TP+FN),
 false_small_rate = FP/(FP+TN) (share of truly large jobs classified small:

@@ -1,4 +1,4 @@
-"""Features of the small/large runtime classifier (SPEC section 5).
+"""Features of the small/large runtime classifier (docs/semantics/learning.md#classification).
 
 Everything here is computed *at a job's submission*, from what a real
 scheduler knows then: the job's own request (user, procs, walltime, submission
@@ -32,7 +32,7 @@ Feature vector (:data:`FEATURE_NAMES`, 20 float32 values, in this order):
 for the categories ``<cat>`` = ``up`` (user, procs), ``uw`` (user, walltime)
 and ``ud`` (user, submission day).
 
-Choices (SPEC section 5 leaves them open):
+Choices (docs/semantics/learning.md#classification leaves them open):
 
 - **Clock.**  A trace time t is the instant ``unix_start_time + t`` (the SWF
   ``UnixStartTime`` header) seen in the trace's ``TimeZoneString``
@@ -70,7 +70,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 MISSING = -1.0  # sentinel for every unknown feature value
 NO_USER = -1  # sentinel user for jobs without a user id
 #: When lag/aggregate features see a finished job: "weekly" (from the last retraining on,
-#: SPEC 5's) or "live" (at once).  The first is the default.
+#: the contract's default) or "live" (at once).  The first is the default.
 FEATURE_MODES = ("weekly", "live")
 #: Which class of a finished job the aggregate features count: its true class (runtime < divider, as the lag
 #: features; the default) or the class the classifier predicted at its submission.

@@ -1,4 +1,4 @@
-"""Runtime predictors (SPEC section 7): what a scheduler plans with instead of the walltime.
+"""Runtime predictors (docs/semantics/scheduling.md#pv-easy): what a scheduler plans with instead of the walltime.
 
 A predictor turns a job, at its submission, into a predicted runtime; the
 walltime stays the kill time.  The scheduler-side hook
@@ -10,7 +10,7 @@ too.  A running job past its prediction is expected to run to its walltime
 (``MachineState.refresh_overdue``).
 
 - ``walltime``: the user's request (no prediction; the default).
-- ``last``: Last Model (Tsafrir et al.; SPEC 7): the ratio p/p~ of
+- ``last``: Last Model (Tsafrir et al.; docs/semantics/scheduling.md#pv-easy): the ratio p/p~ of
   the user's last finished run, times this job's p~; p~ when the user has no
   finished run yet or no known id.  Runs ended by a scheduler kill carry no
   runtime and teach nothing; a run killed at its walltime teaches ratio 1.
@@ -28,7 +28,7 @@ too.  A running job past its prediction is expected to run to its walltime
   outlives its prediction is planned to its walltime, the simplest of the
   paper's corrections.
 - ``exact``: the true runtime (clairvoyant upper bound).
-- ``virtual:X``: a "virtual" predictor (SPEC 7) p * (1 + U(-X, X)), 0 <= X < 1;
+- ``virtual:X``: a "virtual" predictor (docs/semantics/scheduling.md#pv-easy) p * (1 + U(-X, X)), 0 <= X < 1;
   its mean absolute relative error is about X/2.  U comes from a counter-based
   generator keyed by (seed, job number), not from a stream, so that a job's
   prediction does not depend on the order in which jobs are seen: both

@@ -1,4 +1,7 @@
-"""How good a small/large classifier is: the confusion metrics and which jobs it gets wrong (SPEC section 3)."""
+"""How good a small/large classifier is: the confusion metrics and which jobs it gets wrong.
+
+The metrics: docs/semantics/scheduling.md#metrics.
+"""
 
 from __future__ import annotations
 
@@ -6,7 +9,7 @@ import numpy as np
 
 
 def confusion_metrics(tp: int, fp: int, tn: int, fn: int) -> dict:
-    """SPEC section 3 classifier metrics of one confusion matrix ("small" = positive).
+    """The classifier metrics (docs/semantics/scheduling.md#metrics) of one confusion matrix ("small" = positive).
 
     Ratios with a zero denominator are ``None``.
     """

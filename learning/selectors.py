@@ -1,4 +1,4 @@
-"""Online policy selection (SPEC section 4): which policy to use next period.
+"""Online policy selection (docs/semantics/learning.md#online-selection): which policy to use next period.
 
 A selector is told, at each period boundary, what was observed during the
 period that just ended, and answers with the policy for the next one.  It

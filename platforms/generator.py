@@ -7,7 +7,7 @@ there resource 2 is ``h10``, not ``h2``.  A SimGrid ``radical`` cannot
 zero-pad, so we declare the hosts one by one, zero-padded to
 ``width = len(str(m - 1))`` digits (``h00 .. h99`` for m = 100, ``h0 .. h9``
 for m = 10): string order is then numeric order and resource i is host
-``h<i>`` (SPEC section 8).
+``h<i>`` (docs/semantics/scheduling.md#batsim-semantics).
 
 What is generated (SimGrid 3.32, platform DTD v4.1), checked by loading it
 with libsimgrid 3.32:

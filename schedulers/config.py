@@ -27,7 +27,7 @@ from bftune.schedulers.core.ordering import Order
 from bftune.schedulers.core.pveasy import PvEasy
 from bftune.schedulers.drivers.local.simulator import PeriodReplay
 from bftune.schedulers.hooks.registry import HOOKS
-from bftune.schedulers.hooks.spec import BuildContext
+from bftune.schedulers.hooks.declaration import BuildContext
 from bftune.schedulers.options import OPTIONS, ConfigError, applies, check_requirements, parse_options
 from bftune.workloads.model import NO_CLOCK, TraceClock
 

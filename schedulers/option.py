@@ -98,7 +98,7 @@ class Option:
         if isinstance(self.default, bool):
             return "true" if self.default else "false"
         if isinstance(self.default, (list, tuple)):
-            return ",".join(self.default) if len(self.default) <= 4 else f"the {len(self.default)} of SPEC 4"
+            return ",".join(self.default) if len(self.default) <= 4 else f"the {len(self.default)} default candidates"
         return str(self.shown(self.default))
 
     def shown(self, value: Any) -> Any:

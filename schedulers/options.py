@@ -50,7 +50,7 @@ PREDICTED = Requirement("predictor", _is_predicted, "a --predictor other than wa
 #: The core's options: the algorithm and what it sorts and plans by.
 CORE_OPTIONS = (
     Option("scheduler", choice(SCHEDULERS), "easy",
-           "EASY backfilling (SPEC 2) or PV-EASY: shadow-load preemption and venture backfilling (SPEC 7)",
+           "EASY backfilling or PV-EASY: shadow-load preemption and venture backfilling",
            "scheduler", cli="--scheduler", choices=SCHEDULERS),
     Option("policy", policy_name, "FCFS",
            "queue order of both EASY queues (Pr), PV-EASY's priority; see `bftune policies`",
@@ -61,11 +61,11 @@ CORE_OPTIONS = (
            "waiting-time threshold Theta: jobs waiting longer go first, by r (40h, 2d, 3600, inf)",
            "scheduler", cli="--threshold", metavar="DURATION", duration=True),
     Option("reservation", choice(RESERVATION_MODELS), "count",
-           "reservation model: count (SPEC 2) or machines (batsched easy_bf's)",
+           "reservation model: count (processors are interchangeable) or machines (batsched easy_bf's)",
            "scheduler", cli="--reservation", choices=RESERVATION_MODELS, requires=(BACKFILLING, EASY)),
     Option("venture_fill", choice(VENTURE_FILLS), "priority",
            "what PV-EASY's venture backfilling starts on processors still idle after the jobs predicted to end "
-           "by the reservation: further jobs that fit, in priority order (SPEC 7), shortest prediction first, "
+           "by the reservation: further jobs that fit, in priority order (the default), shortest prediction first, "
            "or none",
            "scheduler", cli="--venture-fill", choices=VENTURE_FILLS, requires=(PV_EASY,)),
     Option("backfill", boolean, True, "backfilling on (false: strict order)", "scheduler",

@@ -3,7 +3,7 @@
 The helpers shared by several test modules live in ``tests/helpers/``, which
 pytest puts on ``sys.path`` (``pythonpath`` in pyproject.toml), so test modules
 import them by name: ``import reference_easy`` (the slow, literal reference
-EASY of SPEC section 2), ``import easy_support`` (run our simulator, a private
+EASY of docs/semantics/scheduling.md#easy), ``import easy_support`` (run our simulator, a private
 SWF reader, ...), ``import fake_batsim`` (a stand-in Batsim) and
 ``from locations import SHARED`` (where ../shared and its parts are).  The
 archive traces' data directory (``BFTUNE_DATA``) is ../shared/workloads.

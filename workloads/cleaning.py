@@ -115,6 +115,8 @@ CLEANING_ALIASES: dict[str, str] = {"spec": "drop-overruns"}
 #: The name a stored run's identity holds for a cleaning, where it differs: renaming a cleaning must not turn
 #: every stored run or week into another one.
 IDENTITY_NAMES: dict[str, str] = {"drop-overruns": "spec"}
+#: Every name a cleaning may be given by: the cleanings, then their former names (the choices of --cleaning).
+CLEANING_NAMES: tuple[str, ...] = (*CLEANINGS, *CLEANING_ALIASES)
 #: The walltime the Batsim converter gives a job: max(requested, BATSIM_WALLTIME_FACTOR x runtime).
 BATSIM_WALLTIME_FACTOR = 2
 
@@ -125,6 +127,13 @@ def check_cleaning(cleaning: str) -> str:
     if cleaning not in CLEANINGS:
         raise ValueError(f"cleaning must be one of {', '.join(CLEANINGS)}, not {cleaning!r}")
     return cleaning
+
+
+def identity_name(cleaning: str) -> str:
+    """The name a stored identity holds for ``cleaning`` (today's name or a former one): the name it had when
+    the identity was first stored, so that a rename never turns a stored run or week into another one."""
+    cleaning = CLEANING_ALIASES.get(cleaning, cleaning)
+    return IDENTITY_NAMES.get(cleaning, cleaning)
 
 
 #: 0-based SWF fields the cleanings read, in :class:`FieldColumns` order (and all the parse cache keeps).

@@ -13,7 +13,7 @@ from typing import Sequence, cast
 
 @dataclass(frozen=True, slots=True)
 class JobRecord:
-    """One job as the trace describes it (SPEC section 1 notation in comments)."""
+    """One job as the trace describes it (the notation of docs/semantics/workloads.md#jobs-and-the-machine in comments)."""
 
     id: int  # SWF job number (field 1); unique within a trace
     submit: float  # r_j, seconds, as in the trace (no shift)

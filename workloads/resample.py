@@ -1,4 +1,4 @@
-"""Per-user week resampling and the train/test split (SPEC section 1).
+"""Per-user week resampling and the train/test split (docs/semantics/workloads.md#resampling).
 
 Why resample: one archive trace is one sample of a workload; schedulers tuned
 on it overfit its particular bursts.  Resampling whole user-weeks keeps what
@@ -146,7 +146,7 @@ def split_halves(trace: Trace) -> tuple[Trace, Trace]:
     midpoint = (first + last submission) / 2; train holds the jobs submitted
     strictly before it, test the others.  Jobs keep their ids and submission
     times (no shift), so results stay comparable with the full trace; each
-    half is then resampled on its own (SPEC section 1).  Both halves must be
+    half is then resampled on its own (docs/semantics/workloads.md#resampling).  Both halves must be
     non-empty.
     """
     if not trace.jobs:

@@ -73,7 +73,7 @@ from bftune.workloads.errors import WorkloadError
 from bftune.workloads.swf_header import add_header_line, comment_lines, is_utf8, machine_size, start_time
 from bftune.workloads.model import JobRecord, Trace
 
-#: SWF field names, 1-based position = index + 1 (docs/semantics/workloads.md#swf-records).
+#: SWF field names, 1-based position = index + 1 (docs/semantics/workloads.md#swf-files).
 FIELD_NAMES: tuple[str, ...] = (
     "job id",
     "submit time",

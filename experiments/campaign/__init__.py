@@ -51,7 +51,7 @@ Config format (TOML)
     procs = 100                    # optional machine size (default: the trace header)
     walltime_from_runtime = false  # for traces without requested times (lublin_256)
     lenient = false                # skip (and count) malformed SWF lines
-    cleaning = "spec"              # which SWF records become jobs: spec | keep-overruns | batsim-converter
+    cleaning = "drop-overruns"     # which SWF records become jobs: drop-overruns | keep-overruns | batsim-converter
 
     [online]                   # the section named after the kind; its keys: see kinds/<kind>.py
 

@@ -14,7 +14,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from bftune.experiments.campaign.paths import trace_key
-from bftune.workloads.cleaning import CLEANINGS
+from bftune.workloads.cleaning import CLEANING_ALIASES, CLEANINGS
 
 #: Version of the run files and of the run identity; bump it when a run's meaning changes.
 RESULT_FORMAT = 1
@@ -59,7 +59,7 @@ class RunSpec:
     procs: int | None = None
     walltime_from_runtime: bool = False
     lenient: bool = False
-    cleaning: str = "drop-overruns"  # which SWF records become jobs (bftune.workloads.swf.CLEANINGS)
+    cleaning: str = "drop-overruns"  # which SWF records become jobs (bftune.workloads.cleaning.CLEANINGS)
     timezone: str | None = None  # the zone of a Slurm dump's local times ([workload] timezone)
     #: What the run stores beyond its summary and its kind's tables (e.g. "job_table": one row per job,
     #: :mod:`bftune.experiments.campaign.kinds.jobtables`); part of the identity when not empty.
@@ -76,8 +76,11 @@ class RunSpec:
                     "walltime_from_runtime": self.walltime_from_runtime, "lenient": self.lenient,
                     "split": self.split, "weeks": self.weeks, "resample_seed": self.resample_seed,
                     "options": self.options, "tau": self.tau}
-        if self.cleaning != CLEANINGS[0]:  # absent for the default cleaning: the run ids stored before it existed hold
-            identity["cleaning"] = self.cleaning
+        # the default cleaning is left out, under either name: run ids stored before the key existed, or while
+        # the default was called "spec", hold (docs/semantics/workloads.md#other-job-sets-cleaning)
+        cleaning = CLEANING_ALIASES.get(self.cleaning, self.cleaning)
+        if cleaning != CLEANINGS[0]:
+            identity["cleaning"] = cleaning
         if self.timezone is not None:  # likewise: only Slurm dumps have one
             identity["timezone"] = self.timezone
         if self.outputs:  # absent when none (as cleaning): a run that stores more is another run

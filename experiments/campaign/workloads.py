@@ -29,7 +29,7 @@ from bftune.workloads.model import Trace
 from bftune.workloads.resample import resample, split_halves
 from bftune.workloads.read import read_workload
 from bftune.workloads.slurm import check_timezone, is_slurm_dump
-from bftune.workloads.cleaning import CLEANING_ALIASES, check_cleaning
+from bftune.workloads.cleaning import CLEANING_NAMES, check_cleaning
 from bftune.workloads.swf import CLEANINGS
 from bftune.workloads.synthetic import generate
 
@@ -125,7 +125,7 @@ def cleaning_key(t: Section, default: str | None) -> str | None:
     """``cleaning``: which SWF records become jobs (bftune.workloads.swf.CLEANINGS; a former name gives today's)."""
     if "cleaning" not in t.data:
         return default
-    return check_cleaning(t.string("cleaning", choices=(*CLEANINGS, *CLEANING_ALIASES)))
+    return check_cleaning(t.string("cleaning", choices=CLEANING_NAMES))
 
 
 # --- worker side -------------------------------------------------------------------------

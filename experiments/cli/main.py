@@ -40,7 +40,7 @@ from bftune.workloads.model import Trace
 from bftune.workloads.read import read_workload
 from bftune.workloads.slurm import is_slurm_dump
 from bftune.workloads.swf import CLEANINGS
-from bftune.workloads.cleaning import CLEANING_ALIASES
+from bftune.workloads.cleaning import CLEANING_NAMES
 from bftune.workloads.swf_write import swf_text, write_swf
 
 
@@ -140,7 +140,7 @@ def _workload_options() -> OneLineParser:
     g.add_argument("--lenient", action="store_true", help="skip (and count) malformed SWF lines instead of failing")
     g.add_argument("--walltime-from-runtime", action="store_true",
                    help="for traces without requested times: use the runtime as walltime (counted in cleaning)")
-    g.add_argument("--cleaning", choices=(*CLEANINGS, *CLEANING_ALIASES), default=None,
+    g.add_argument("--cleaning", choices=CLEANING_NAMES, default=None,
                    help="which SWF records become jobs: drop-overruns (default: jobs that ran within their request, "
                         "docs/semantics/workloads.md#cleaning; spec is its former name), keep-overruns (every record "
                         "that ran; overruns end at their walltime), batsim-converter (Batsim's converter: "

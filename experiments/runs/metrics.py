@@ -1,4 +1,4 @@
-"""Metrics of SPEC section 3, computed from out_jobs.csv-shaped columns in pure Python.
+"""The metrics (docs/semantics/scheduling.md#metrics), computed from out_jobs.csv-shaped columns in pure Python.
 
 Both backends write the same table, so the same code summarises a local run
 and a Batsim run.  The input is any mapping from out_jobs.csv column names to
@@ -292,7 +292,7 @@ def _restarts(jobs: Table) -> tuple[int, float, float]:
 
 
 def summarize(cols: Columns, m: int, tau: float = 10.0) -> dict:
-    """Every per-run metric of SPEC section 3 that out_jobs.csv supports (pure Python: no numpy)."""
+    """Every per-run metric (docs/semantics/scheduling.md#metrics) that out_jobs.csv supports (pure Python)."""
     state = _values(cols["final_state"])
     runs = len(state)
     rejected, killed_runs = state.count(REJECTED), state.count(KILLED)

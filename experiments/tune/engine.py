@@ -39,8 +39,8 @@ from bftune.experiments.tune import budget as bud
 from bftune.experiments.tune.candidates import Candidate, baselines, build
 from bftune.experiments.tune.stats import nanmean, race, ratio
 from bftune.experiments.tune.store import TUNE, WeekStore, data_identity, open_dir
-from bftune.workloads.cleaning import IDENTITY_NAMES
 from bftune.experiments.tune.weeks import Source, pool, run_task, spec_of, task_source
+from bftune.workloads.cleaning import identity_name
 from bftune.workloads.resample import WEEK, whole_weeks
 
 #: A half with fewer whole weeks than this gives resampled weeks of little variety (said in the outputs).
@@ -77,7 +77,7 @@ class Settings:
     def identity(self) -> dict:
         """What decides the plan and the results (not where they go, nor how many processes run them)."""
         source = asdict(self.source)
-        source["cleaning"] = IDENTITY_NAMES.get(self.source.cleaning, self.source.cleaning)  # a renamed cleaning
+        source["cleaning"] = identity_name(self.source.cleaning)  # a renamed cleaning keeps the stored plan
         return {"source": source, "objective": self.objective,
                 "max_wait_increase": self.max_wait_increase, "budget_s": self.budget_s, "families": self.families,
                 "policies": self.policies, "thresholds": self.thresholds, "max_weeks": self.max_weeks,

@@ -62,7 +62,8 @@ def recommendation_record(race: Race, rows: list[dict], rec: dict) -> dict:
         "baseline": {"label": "EASY-FCFS-FCFS", "configuration": normalised(race.baselines[0].options)},
         "max_wait_increase_limit": s.max_wait_increase,
         "data": {**data, "seed": s.seed, "tau": s.tau, "resampling": "per-user weekly resampling of each half "
-                 "(SPEC 1), seeds derive_seed(seed, 'offline', half): the offline campaign's weeks"},
+                 "(docs/semantics/workloads.md#resampling), seeds derive_seed(seed, 'offline', half): "
+                 "the offline campaign's weeks"},
         "search": {"candidates": len(race.candidates), "families": list(dict.fromkeys(x.family for x in race.candidates)),
                    "policies": list(s.policies), "thresholds": list(s.thresholds), "finalists": len(race.finalists),
                    "racing_alpha": ALPHA},

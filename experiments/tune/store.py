@@ -34,7 +34,7 @@ from bftune.experiments.campaign.specs import CampaignError
 from bftune.experiments.runs.summary import jsonable
 from bftune.experiments.tune.weeks import Source
 from bftune.support.store import JsonForm, Layout, Store
-from bftune.workloads.cleaning import IDENTITY_NAMES
+from bftune.workloads.cleaning import identity_name
 
 #: Version of the stored rows' meaning; bump it when a week's metrics change.
 FORMAT = 1
@@ -65,8 +65,8 @@ def data_identity(source: Source) -> str:
             for block in iter(partial(fh.read, 1 << 20), b""):
                 digest.update(block)
         content = digest.hexdigest()
-    text = json.dumps([FORMAT, content, source.procs, source.walltime_from_runtime, source.lenient, IDENTITY_NAMES.get(source.cleaning, source.cleaning),
-                       source.timezone], separators=(",", ":"))
+    text = json.dumps([FORMAT, content, source.procs, source.walltime_from_runtime, source.lenient,
+                       identity_name(source.cleaning), source.timezone], separators=(",", ":"))
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 

@@ -1,4 +1,4 @@
-"""Index policies learned by regression (SPEC section 6, issue 10).
+"""Index policies learned by regression (docs/semantics/learning.md#learned-index-policies).
 
 ``trials`` simulates (S, Q) windows and scores Q's jobs; ``collect`` runs the
 windows of a whole collection with checkpoints; ``regression`` fits the four
@@ -7,7 +7,8 @@ writes the tables and plots.  A fit is saved as plain JSON and used by the
 core as the policy ``learned:FILE.json`` (``bftune.schedulers.core.polynomial``).
 """
 
-# Defaults (SPEC 6's), here so that the command line can show them without importing numpy.
+# Defaults (docs/semantics/learning.md#learned-index-policies), here so that the command line can show them
+# without importing numpy.
 WARMUP = 16  # |S|
 QUEUE = 32  # |Q|
 PROCS = 256  # m

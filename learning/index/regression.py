@@ -1,7 +1,8 @@
-"""Weighted least squares of the score distribution on SPEC 6's polynomial families.
+"""Weighted least squares of the score distribution on the polynomial families of
+docs/semantics/learning.md#learned-index-policies.
 
 ``fit(rows, family)`` minimises ``sum_j [(p_j q_j) (f(theta, x_j) - score_j)]^2``
-(SPEC 6's weighted criterion): ordinary least squares on the rows scaled
+(the contract's weighted criterion): ordinary least squares on the rows scaled
 by ``p q``.  The columns span 30 orders of magnitude (1 to p^4 ~ 1e20), so
 each is divided by its norm before the SVD-based solve and the coefficients
 are scaled back: same minimiser, no loss of precision.

@@ -1,4 +1,4 @@
-"""The trial simulator of SPEC section 6: (S, Q) windows, permutations of Q, scores.
+"""The trial simulator of docs/semantics/learning.md#learned-index-policies: (S, Q) windows, permutations of Q, scores.
 
 A window is |S| + |Q| consecutive jobs of a trace (16 + 32 by default).  The
 jobs form one list, S in arrival order then a permutation Q* of Q, and are

@@ -1,4 +1,4 @@
-"""EASY(Pr, Pb, Theta) with two reservation models (SPEC section 2).
+"""EASY(Pr, Pb, Theta) with two reservation models (docs/semantics/scheduling.md#easy).
 
 One pass:
 1. walk the queue in primary order, starting every job that fits, until the

@@ -28,7 +28,7 @@ class EndState(str, Enum):
 def delay_outcome(delay: float, walltime: float) -> tuple[float, EndState]:
     """How long a delay job of ``delay`` seconds runs under ``walltime``, and how it ends.
 
-    Batsim's rule (SPEC section 8): it runs min(delay, walltime); a job whose
+    Batsim's rule (docs/semantics/scheduling.md#batsim-semantics): it runs min(delay, walltime); a job whose
     delay reaches its walltime (equality included) is killed at the walltime
     and ends as COMPLETED_WALLTIME_REACHED.  Both drivers plan ends with it.
     """

@@ -7,7 +7,7 @@ not depend on time the queue keeps a sorted index per order, so a scheduling
 pass walks the queue lazily instead of sorting it: this is what makes the
 local simulator fast on archive traces with long queues.
 
-Semantics (SPEC section 2):
+Semantics (docs/semantics/scheduling.md#easy):
 - ties of the policy key are broken by submission time, then job id;
 - with a threshold Theta, jobs with ``now - r > Theta`` go first, by r then id;
 - with ``by_class``, jobs of class 0 (e.g. predicted small) precede class 1,

@@ -1,4 +1,4 @@
-"""The policy registry: every queue order of SPEC section 2 as a tiny named unit.
+"""The policy registry: every queue order of docs/semantics/scheduling.md#easy as a tiny named unit.
 
 A policy maps a waiting job (and the current time, for policies that use the
 waiting time) to a number; lower goes first.  Ties are always broken by
@@ -6,7 +6,7 @@ submission time, then job id (``seq``), by the ordering code, never here.
 Variants are built by composition rather than written out: ``Inverse(FCFS)``
 is LCFS, ``Inverse(SPF)`` is LPF, and so on, so a formula exists only once.
 
-Guards (the SPEC asks to state them):
+Guards (docs/semantics/scheduling.md#easy):
 - UNICEF divides by log2(q), which is 0 at q = 1: we use log2(max(q, 2)).
 - F1-F4 take log10(r): we use log10(max(r, 1)), with r the submission time in
   the trace's own clock (seconds since the trace's start, as SWF stores it).
@@ -193,12 +193,13 @@ for _p in (
 ):
     register(_p)
 
-# Index functions learned by regression (SPEC 6): the fits of the paper-scale run, shipped as
-# schedulers/core/fits/{Lin,Qdr,Cub,Qua}.json; any other fit is ``learned:FILE.json``.
+# Index functions learned by regression (docs/semantics/learning.md#learned-index-policies): the fits of the
+# paper-scale run, shipped as schedulers/core/fits/{Lin,Qdr,Cub,Qua}.json; any other fit is ``learned:FILE.json``.
 for _fit in shipped_policies():
     register(_fit)
 
-# The 12 policies of SPEC section 4's default candidate set, in SPEC order.
+# The 12 policies of online selection's default candidate set (docs/semantics/learning.md#online-selection),
+# in table order.
 SELECTION_DEFAULT = ("FCFS", "LCFS", "SPF", "LPF", "SQF", "LQF", "LEXP", "SEXP", "LRF", "SRF", "LAF", "SAF")
 
 

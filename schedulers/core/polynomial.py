@@ -1,4 +1,4 @@
-"""Index functions learned by regression (SPEC section 6): polynomials in (p, q, r).
+"""Index functions learned by regression (docs/semantics/learning.md#learned-index-policies): polynomials in (p, q, r).
 
 A learned index function is a formula, so it lives in the core as a policy
 kind: ``f(p, q, r) = sum_k theta_k * p^a_k * q^b_k * r^c_k``, lowest first.
@@ -8,7 +8,7 @@ core reads it back here; the core never imports the learning code.
 Variables online (the fit saw them in the trial simulator):
 - ``p``: the job's planning estimate p~ (``Job.estimate``: the requested
   walltime unless a predictor or a clairvoyant baseline replaces it), in
-  place of the actual runtime p of the training rows, as SPEC 6 says;
+  place of the actual runtime p of the training rows, as docs/semantics/learning.md#learned-index-policies says;
 - ``q``: requested processors;
 - ``r``: the job's submission time **in the workload's own clock** (seconds
   since the workload's time 0, what Batsim calls ``submission_time`` and SWF
@@ -50,7 +50,7 @@ FORMAT = "bftune-index-function/1"
 VARIABLES = ("p", "q", "r")
 MAX_EXPONENT = 8
 
-#: The four families of SPEC 6: each adds a degree to the previous one.
+#: The four families (docs/semantics/learning.md#learned-index-policies): each adds a degree to the previous one.
 FAMILY_TERMS: dict[str, tuple[str, ...]] = {
     "Lin": ("1", "p", "q", "r"),
     "Qdr": ("p^2", "q^2", "r^2", "p*q"),

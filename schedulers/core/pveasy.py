@@ -1,4 +1,4 @@
-"""PV-EASY: shadow-load preemption and venture backfilling (SPEC section 7).
+"""PV-EASY: shadow-load preemption and venture backfilling (docs/semantics/scheduling.md#pv-easy).
 
 Priority is an ``Order`` (FCFS by default).  A running job is
 *shadow* while some waiting job has higher priority - equivalently, while it
@@ -22,7 +22,7 @@ One pass:
    waiting jobs that fit now and are predicted to end by s, nearest
    predicted completion first (ties: r, then id); then, while processors
    stay idle, further waiting jobs that fit, in priority order, whatever
-   their prediction (SPEC 7; option ``venture_fill``: ``shortest`` walks
+   their prediction (docs/semantics/scheduling.md#pv-easy; option ``venture_fill``: ``shortest`` walks
    them shortest planning estimate first instead, ``none`` leaves the
    processors idle).
 
@@ -68,8 +68,8 @@ PREEMPTION = "shadow-load preemption"
 #: estimate), so that the queue keeps that index for it.
 _BY_ESTIMATE = Order(SPF)
 #: What venture backfilling starts on processors still idle after the jobs predicted to end by the
-#: reservation (option ``venture_fill``): further jobs that fit in priority order (SPEC 7), shortest
-#: planning estimate first, or none.
+#: reservation (option ``venture_fill``): further jobs that fit in priority order (docs/semantics/scheduling.md#pv-easy),
+#: shortest planning estimate first, or none.
 VENTURE_FILLS = ("priority", "shortest", "none")
 #: ``Job.info`` key of the venture step that started a run, and its two values (module docstring).
 VENTURE = "venture"

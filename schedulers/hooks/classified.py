@@ -1,4 +1,6 @@
-"""Small jobs first, with a learned classifier and a kill-and-requeue safeguard (SPEC section 5).
+"""Small jobs first, with a learned classifier and a kill-and-requeue safeguard.
+
+The rules: docs/semantics/learning.md#classification.
 
 Every first run is classified at submission: small (queue class 0) or large
 (class 1).  The EASY orders are built with ``by_class`` so the small queue,
@@ -69,7 +71,7 @@ from bftune.schedulers.core.durations import format_duration
 from bftune.schedulers.core.engine import Core, Hook
 from bftune.schedulers.core.jobs import EndState, Job
 from bftune.schedulers.hooks.killing import KillWatch
-from bftune.schedulers.hooks.spec import BuildContext, HookSpec, OptionValues
+from bftune.schedulers.hooks.declaration import BuildContext, HookSpec, OptionValues
 from bftune.schedulers.option import (EASY, Option, Requirement, boolean, choice, duration, is_set, is_true,
                                       optional, rule)
 
@@ -380,11 +382,11 @@ def by_class(values: OptionValues) -> bool:
     return name is not None and MODES[name].two_queues
 
 
-SPEC = HookSpec(
+HOOK = HookSpec(
     name="classifier",
     options=(
         Option("classifier", optional(choice(MODES)), None,
-               "small jobs first: rf (online random forest), a clairvoyant baseline (SPEC 5), or rf with its false "
+               "small jobs first: rf (online random forest), a clairvoyant baseline, or rf with its false "
                "large or false small classes corrected from the true runtimes (what each kind of error costs)",
                "small/large classification", cli="--classifier", choices=tuple(MODES), requires=(EASY,)),
         Option("safeguard", boolean, True, "kill small-queue jobs that run past the divider, requeue them as large",
@@ -392,12 +394,12 @@ SPEC = HookSpec(
         Option("safeguard_period", optional(duration(infinite=False, positive=True)), None,
                "check the small jobs only every DURATION from the first submission, killing those that have run "
                "longer than the divider then (a periodic check, e.g. at each week's end: 1w); unset: each at "
-               "exactly its start + the divider (SPEC 5)",
+               "exactly its start + the divider",
                "small/large classification", cli="--safeguard-period", metavar="DURATION",
                requires=(CLASSIFIER, SAFEGUARD), duration=True),
         Option("safeguard_divider", choice(SAFEGUARD_DIVIDERS), SAFEGUARD_DIVIDERS[0],
                "which divider the safeguard's kill compares a small job's execution time with: the one in force at "
-               "its start (start: killed at start + that divider, SPEC 5) or the one in force at each instant "
+               "its start (start: killed at start + that divider, the default) or the one in force at each instant "
                "(current: killed when its execution time reaches the divider then)",
                "small/large classification", cli="--safeguard-divider", choices=SAFEGUARD_DIVIDERS,
                requires=(CLASSIFIER, SAFEGUARD)),

@@ -1,4 +1,4 @@
-"""Fairness metrics that need the scheduler's view between events (SPEC section 3).
+"""Fairness metrics that need the scheduler's view between events (docs/semantics/scheduling.md#metrics).
 
 Priority is the algorithm's (``Algorithm.priority``: EASY's primary order,
 PV-EASY's priority), ranks as ``Order.rank`` gives them (threshold
@@ -26,7 +26,7 @@ waiting job h:
   predictions, or because newcomers of higher priority overtook it, is the
   "benign" case and is not counted; it is still counted, with any
   other late start, by ``reservation_missed`` (started after its reservation,
-  whatever the cause: SPEC 3's literal rule).  With walltimes EASY-FCFS
+  whatever the cause: the literal rule of docs/semantics/scheduling.md#metrics).  With walltimes EASY-FCFS
   never misses a reservation;
 - the delay from reservation is start - reservation (first start after it).
 
@@ -48,7 +48,7 @@ from bftune.schedulers.core.decisions import Decisions
 from bftune.schedulers.core.engine import Core, Hook
 from bftune.schedulers.core.jobs import EndState, Job
 from bftune.schedulers.core.ordering import first_blocked
-from bftune.schedulers.hooks.spec import BuildContext, HookSpec, OptionValues
+from bftune.schedulers.hooks.declaration import BuildContext, HookSpec, OptionValues
 from bftune.schedulers.option import Option, boolean
 
 
@@ -167,7 +167,7 @@ def build(values: OptionValues, context: BuildContext) -> Hook | None:
     return FairnessMonitor() if values["fairness"] else None
 
 
-SPEC = HookSpec(
+HOOK = HookSpec(
     name="fairness",
     options=(
         Option("fairness", boolean, False, "also measure unfair delay and reservation violations (slower)",

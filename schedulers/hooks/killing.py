@@ -16,7 +16,7 @@ from __future__ import annotations
 from bftune.schedulers.core.decisions import Decisions
 from bftune.schedulers.core.engine import Core, Hook
 from bftune.schedulers.core.jobs import EndState, Job
-from bftune.schedulers.hooks.spec import BuildContext, HookSpec, OptionValues
+from bftune.schedulers.hooks.declaration import BuildContext, HookSpec, OptionValues
 from bftune.schedulers.option import Option, duration, optional
 
 
@@ -89,7 +89,7 @@ def build(values: OptionValues, context: BuildContext) -> Hook | None:
     return KillOnceAfter(after) if after is not None else None
 
 
-SPEC = HookSpec(
+HOOK = HookSpec(
     name="kill_after",
     options=(
         Option("kill_after", optional(duration(infinite=False, positive=True)), None,

@@ -20,7 +20,7 @@ from bftune.learning.predictors import MIN_PREDICTION, PREDICTORS, Predictor, Pr
     parse_predictor
 from bftune.schedulers.core.engine import Core, Hook
 from bftune.schedulers.core.jobs import EndState, Job
-from bftune.schedulers.hooks.spec import BuildContext, HookSpec, OptionValues
+from bftune.schedulers.hooks.declaration import BuildContext, HookSpec, OptionValues
 from bftune.schedulers.option import BACKFILLING, ConfigError, Option, Requirement, is_unset
 
 
@@ -81,7 +81,7 @@ def suffix(values: OptionValues) -> str:
     return f" predictor={values['predictor']}{kept}"
 
 
-SPEC = HookSpec(
+HOOK = HookSpec(
     name="prediction",
     options=(
         Option("predictor", predictor, "walltime",

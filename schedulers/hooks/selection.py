@@ -1,4 +1,4 @@
-"""Switching policies online at period boundaries (SPEC section 4), as a core hook.
+"""Switching policies online at period boundaries (docs/semantics/learning.md#online-selection), as a core hook.
 
 Periods have length Delta and start at the first submission the scheduler
 sees (the same instant on both backends).  At each boundary B the hook closes
@@ -7,8 +7,8 @@ the chosen policy, under the configured threshold, for both EASY queues.
 
 What counts as known at a boundary B (both backends, by construction):
 - a job's actual runtime is known iff its run ended strictly before B;
-  otherwise its walltime stands in for it (SPEC: "a job of the last period that
-  has not finished yet uses its walltime as runtime");
+  otherwise its walltime stands in for it, as for a live system
+  (docs/semantics/learning.md#online-selection);
 - bandit feedback charges the period with the jobs whose final run ended in
   [B - Delta, B).
 Counting an end at exactly B as "not yet known" makes the result independent
@@ -34,7 +34,7 @@ from bftune.schedulers.core.engine import Core, Hook
 from bftune.schedulers.core.jobs import EndState, Job
 from bftune.schedulers.core.ordering import Order
 from bftune.schedulers.core.policies import SELECTION_DEFAULT
-from bftune.schedulers.hooks.spec import BuildContext, HookSpec, OptionValues, Replay
+from bftune.schedulers.hooks.declaration import BuildContext, HookSpec, OptionValues, Replay
 from bftune.schedulers.option import (EASY, Option, Requirement, choice, duration, is_set, number, optional,
                                       policy_list, rule)
 from bftune.workloads.model import JobRecord
@@ -197,11 +197,11 @@ def label(values: OptionValues) -> str | None:
     return f"EASY({selector}[{policy}] per {format_duration(values['period'])}{theta})"
 
 
-SPEC = HookSpec(
+HOOK = HookSpec(
     name="selection",
     options=(
         Option("selector", optional(choice(SELECTORS)), None,
-               "switch the policy of both queues at every period boundary (SPEC 4)",
+               "switch the policy of both queues at every period boundary",
                "online policy selection", cli="--selector", choices=tuple(SELECTORS), requires=(EASY,)),
         Option("period", duration(infinite=False, positive=True, minimum=MIN_PERIOD,
                                   why=": a period far shorter than a job measures nothing"),

@@ -1,4 +1,4 @@
-"""Metrics of SPEC section 3 on hand-computed tables."""
+"""The metrics of docs/semantics/scheduling.md#metrics on hand-computed tables."""
 
 from __future__ import annotations
 

@@ -66,11 +66,11 @@ def first_difference(ours: dict, ref: dict, jobs) -> str:
             f"reference={ref.get(k)}")
 
 
-# --- a minimal private SWF reader (SPEC section 1 cleaning) -----------------------
+# --- a minimal private SWF reader (docs/semantics/workloads.md#cleaning) -----------------------
 
 
 def read_swf_head(path: Path, n_jobs: int):
-    """The first ``n_jobs`` kept jobs of an SWF file, cleaned per SPEC section 1.
+    """The first ``n_jobs`` kept jobs of an SWF file, cleaned per docs/semantics/workloads.md#cleaning.
 
     Returns (m, jobs) with jobs as (id, submit, procs, runtime, walltime)
     tuples sorted by (submit, id).  procs = field 8, or field 5 when field 8

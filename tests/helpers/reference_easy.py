@@ -1,11 +1,11 @@
-"""A deliberately slow, literal EASY(Pr, Pb, Theta) written from SPEC section 2 alone.
+"""A deliberately slow, literal EASY(Pr, Pb, Theta) written from docs/semantics/scheduling.md#easy alone.
 
 This is test evidence, not production code: it is independent of
 ``bftune.schedulers`` (it imports nothing from the package) and favours being
 obviously correct over being fast.  Every pass recomputes everything from
 plain lists; nothing is cached or updated incrementally.
 
-Semantics (SPEC sections 2 and 8), each rule in one place below:
+Semantics (docs/semantics/scheduling.md#easy and #batsim-semantics), each rule in one place below:
 
 * time advances from event timestamp to event timestamp (submissions and
   completions); at each timestamp all completions are applied, then all
@@ -28,7 +28,7 @@ Semantics (SPEC sections 2 and 8), each rule in one place below:
 Policy keys (ascending = first), with wait = now - r_j and p~ = walltime.
 Keys that are rational functions of the (integer or float) inputs are
 computed with exact ``Fraction`` arithmetic so that mathematical ties really
-are ties and fall to the (r_j, id) tie-break, as the SPEC says.  Keys with
+are ties and fall to the (r_j, id) tie-break, as the contract says.  Keys with
 log or sqrt are computed in floating point.  Guards: UNICEF uses
 log2(max(q, 2)); F1-F4 use log10(max(r, 1)).
 """
@@ -64,7 +64,7 @@ def _exact(x) -> Fraction:
 
 
 def policy_key(policy: str, job: RefJob, now):
-    """The SPEC table, literally.  Ascending key = scheduled first."""
+    """The policy table of docs/semantics/scheduling.md#easy, literally.  Ascending key = scheduled first."""
     r = _exact(job.submit)
     q = job.procs
     pt = _exact(job.walltime)  # p~
@@ -113,7 +113,7 @@ def policy_key(policy: str, job: RefJob, now):
 
 
 def order_queue(waiting: list[RefJob], policy: str, theta: float, now) -> list[RefJob]:
-    """Steps 1 and 2 of SPEC section 2: policy order, then threshold promotion."""
+    """Steps 1 and 2 of docs/semantics/scheduling.md#easy: policy order, then threshold promotion."""
     by_policy = sorted(waiting, key=lambda j: (policy_key(policy, j, now), j.submit, j.id))
     if math.isinf(theta):
         return by_policy

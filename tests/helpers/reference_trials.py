@@ -1,6 +1,7 @@
-"""A literal, one-trial-at-a-time reference of SPEC section 6's trial simulator.
+"""A literal, one-trial-at-a-time reference of the trial simulator of
+docs/semantics/learning.md#learned-index-policies.
 
-Written from the SPEC's words alone, as an event-driven simulation, and
+Written from those words alone, as an event-driven simulation, and
 deliberately unlike the batched kernel (no sorted ends, no cumulative sums):
 the clock moves from event to event (an arrival or a completion); at each
 event the next job of the list starts if it has arrived and fits, and so on

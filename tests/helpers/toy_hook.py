@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from bftune.schedulers.core.engine import Core, Hook
 from bftune.schedulers.core.jobs import Job
-from bftune.schedulers.hooks.spec import BuildContext, HookSpec, OptionValues
+from bftune.schedulers.hooks.declaration import BuildContext, HookSpec, OptionValues
 from bftune.schedulers.option import Option, boolean
 
 
@@ -30,7 +30,7 @@ def suffix(values: OptionValues) -> str:
     return " counting starts" if values["count_starts"] else ""
 
 
-SPEC = HookSpec(
+HOOK = HookSpec(
     name="toy",
     options=(Option("count_starts", boolean, False, "count the runs started", "scheduler", cli="--count-starts",
                     cli_value=True),),

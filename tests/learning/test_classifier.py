@@ -1,4 +1,5 @@
-"""Runtime classifier (SPEC section 5, learning half): features, divider, labels, retraining, metrics."""
+"""Runtime classifier (docs/semantics/learning.md#classification, learning half): features, divider, labels,
+retraining, metrics."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The classifier's learning options beyond SPEC 5's defaults: aggregates of predicted classes, categorical
+"""The classifier's learning options beyond the contract's defaults: aggregates of predicted classes, categorical
 features, labels against last week's median (each on a few hand-made jobs)."""
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""The trial simulator of SPEC 6: hand-computed scores, the batched kernel against a literal reference."""
+"""The trial simulator (docs/semantics/learning.md#learned-index-policies): hand-computed scores, the batched
+kernel against a literal reference."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Online policy selection (SPEC section 4): selectors alone, then inside the simulator."""
+"""Online policy selection (docs/semantics/learning.md#online-selection): selectors alone, then inside the simulator."""
 
 from __future__ import annotations
 

@@ -6,6 +6,7 @@ import gzip
 from pathlib import Path
 
 import pytest
+from bftune.workloads.cleaning import check_cleaning, identity_name
 from bftune.workloads.errors import WorkloadError
 from bftune.workloads.swf import (
     CLEANING_KEYS,
@@ -157,6 +158,13 @@ def test_unknown_cleaning_is_refused(tmp_path):
         parse_swf(HEADER + job_line(1) + "\n", cleaning="strong")
     with pytest.raises(ValueError, match="cleaning must be one of"):
         read_swf(write(tmp_path, HEADER + job_line(1) + "\n"), cleaning="")
+
+
+def test_stored_identities_name_the_default_cleaning_by_its_former_name():
+    # runs and weeks stored while the default was called "spec" must keep their identity after the rename
+    assert identity_name("drop-overruns") == identity_name("spec") == "spec"
+    assert [identity_name(c) for c in CLEANINGS[1:]] == list(CLEANINGS[1:])
+    assert check_cleaning("spec") == "drop-overruns"
 
 
 def test_jobs_sorted_by_submit_then_id(tmp_path):

@@ -1,4 +1,6 @@
-"""``kind = "index"``: index policies on non-overlapping 15-day windows (SPEC 6, issue 10).
+"""``kind = "index"``: index policies on non-overlapping 15-day windows.
+
+The rules: docs/semantics/learning.md#learned-index-policies.
 
 The study of ``../shared/seeds/002_*`` evaluates its learned functions
 against FCFS, SPF, SAF, WFP3, UNICEF and F1-F4 in two scenarios, each a list
@@ -194,7 +196,7 @@ def run(spec: RunSpec) -> dict:
 
 
 KIND = CampaignKind(
-    name="index", help="index policies, learned and classic, on 15-day windows (SPEC 6, the study's Figures 1-2)",
+    name="index", help="index policies, learned and classic, on 15-day windows",
     keys=KEYS, expand=expand, run=run, labels=LABELS, run_columns=whole_trace_columns,
     tables=(TableSpec("windows", "windows", LABELS,
                       ("run_id", *LABELS, "window", "jobs", "avg_wait", "max_wait", "avg_bsld", "total_wait")),),

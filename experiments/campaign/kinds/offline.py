@@ -1,4 +1,4 @@
-"""``kind = "offline"``: offline tuning of EASY-Pr-Pb on resampled weeks (SPEC section 1, issue 4).
+"""``kind = "offline"``: offline tuning of EASY-Pr-Pb on resampled weeks (docs/semantics/workloads.md#resampling).
 
 Every pair (Pr, Pb) of the policies (7 x 7 = 49 by default) under every
 threshold (none, 10h, 20h, 40h, 80h) on resampled weeks of a training half

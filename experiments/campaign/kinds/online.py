@@ -1,4 +1,4 @@
-"""``kind = "online"``: online policy selection on resampled traces (SPEC section 4, issue 4).
+"""``kind = "online"``: online policy selection on resampled traces (docs/semantics/learning.md#online-selection).
 
 On ``resamples`` (60 by default) resampled traces of ``weeks`` weeks (104 =
 two years), run the fixed policies (12 by default, EASY(P, Theta) with no
@@ -13,7 +13,7 @@ Section ``[online]`` (every key optional)::
     resamples = 60
     weeks = 104
     threshold = "40h"
-    fixed = ["FCFS", "LCFS", ..., "SAF"]   # the 12 of SPEC section 2
+    fixed = ["FCFS", "LCFS", ..., "SAF"]   # the 12 default candidates (docs/semantics/learning.md#online-selection)
     selectors = ["random", "full", "noisy", "bandit"]
     periods = ["1d", "1w"]
     candidates = [... the 12 ...]

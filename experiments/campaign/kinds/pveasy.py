@@ -70,7 +70,7 @@ from bftune.schedulers.config import SchedulerConfig
 from bftune.schedulers.drivers.local.simulator import SimResult
 from bftune.workloads.model import Trace
 from bftune.schedulers.options import OPTIONS
-from bftune.workloads.cleaning import CLEANING_ALIASES, check_cleaning
+from bftune.workloads.cleaning import CLEANING_NAMES, check_cleaning
 from bftune.workloads.swf import CLEANINGS, dropped_jobs
 
 MAIN = ("EASY", "EASY-Last", "PV-EASY")
@@ -169,7 +169,7 @@ def expand(t: Section, workload: dict, seed: int, tau: float) -> Expansion:
         labels_seen[label] = trace
         path = trace_path(t, "traces", trace, m)
         sources.append((trace, path, label, m))
-    cleaning = check_cleaning(t.string("cleaning", "ran", choices=(*CLEANINGS, *CLEANING_ALIASES)))
+    cleaning = check_cleaning(t.string("cleaning", "ran", choices=CLEANING_NAMES))
     policy = t.option("policy", "FCFS")
     main = t.get("schedulers", list(MAIN))
     main = [] if main == [] else t.strings("schedulers", list(MAIN), choices=MAIN)

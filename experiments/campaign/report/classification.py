@@ -1,4 +1,4 @@
-"""Report of a classification campaign (``kind = "classification"``, SPEC section 5).
+"""Report of a classification campaign (``kind = "classification"``, docs/semantics/learning.md#classification).
 
 Per trace and policy, every variant's AVGbsld and its relative improvement
 over the ``base`` variant of the same trace and policy,
@@ -111,7 +111,7 @@ def write(out: Path, meta: dict, lines: list[str]) -> None:
     variants = [v for v in settings.get("variants", []) if (runs["variant"] == v).any()]
     summary = classification_summary(runs)
     atomic_write_text(out / "summary_classification.csv", summary.to_csv(index=False))
-    lines.append(f"Small/large runtime classification (SPEC section 5) on whole traces (no resampling): "
+    lines.append(f"Small/large runtime classification with kill-and-requeue on whole traces (no resampling): "
                  f"{len(traces)} trace(s), policies {', '.join(policies)}, variants {', '.join(variants)}; "
                  f"features {settings.get('features')}, threshold {settings.get('threshold')}, "
                  f"forest seed {settings.get('forest_seed')}, tau = {meta.get('tau')} s. "
@@ -256,7 +256,7 @@ _SECTIONS = (
      "30-day months from the trace's first submission; a job counts in the month of its "
      "submission. Columns: AVGbsld per variant.", _months_section),
     ("classification", "Classification quality",
-     "The classifier's own report (SPEC section 3) for the rf variants: labelled finished jobs, "
+     "The classifier's own report for the rf variants: labelled finished jobs, "
      "small = positive class; its labels use the divider of the run's own schedule. "
      "false small = share of truly large jobs classified small (the ones the safeguard kills); "
      "false large = share of truly small jobs classified large. Per-week rows in "

@@ -128,7 +128,7 @@ HEADINGS = {"workload": "the workload", "fairness": "strict fairness in EASY",
 NOTES = {
     "workload": "Jobs as simulated (the cleaning's job set); load = sum(p q) / (m x submission span).",
     "fairness": "Delayed jobs: jobs that were ever the first waiting job while they would have fit without the "
-                "running jobs of lower priority (SPEC 3's unfair delay), however short; the last rows count only "
+                "running jobs of lower priority (their unfair delay), however short; the last rows count only "
                 "delays of at least 10, 30 and 60 minutes.",
     "violations": "A reservation is violated when, after it, the job was blocked while it would have fit without "
                   "the running jobs of lower priority (a late start caused only by jobs of higher priority is not "

@@ -13,7 +13,7 @@ read off the criteria's definitions and checked here by running both
 simulators on the same traces (their starts differ only by tie rules).
 
 :func:`measure` runs, on the same resampled traces, every ocst criterion
-(``ocs-obps threshold``, 40 h) and every SPEC policy in bftune (EASY(P, 40 h))
+(``ocs-obps threshold``, 40 h) and every policy of bftune (EASY(P, 40 h))
 and sums the waits; :func:`evidence_rows` then sets each published column of
 study 001's Table 3 beside (a) bftune's policy of that name, (b) bftune's
 policy of the opposite name, (c) the ocst criterion that *behaves* as the
@@ -48,7 +48,7 @@ OCS_BINARY = "ocs-obps"
 THRESHOLD_S = 40 * 3600  # Theta of study 001's fixed policies
 WEEKS = 104  # two-year resampled traces
 
-#: ocst criterion -> the SPEC policy it behaves as (every criterion sorted highest first).
+#: ocst criterion -> the bftune policy it behaves as (every criterion sorted highest first).
 OCS_BEHAVES_AS = {
     "wait": "FCFS", "mwait": "LCFS",
     "spf": "LPF", "lpf": "SPF",

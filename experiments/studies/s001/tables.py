@@ -18,7 +18,7 @@ TABLE4: dict[str, tuple[int, ...]] = {t: tuple(v) for t, v in _TABLE4["values"].
 TABLE4_CHANGED: dict[tuple[str, str], tuple[str, str]] = {
     (t, col): (cell["printed"], cell["why"]) for t, cells in _TABLE4.get("changed", {}).items()
     for col, cell in cells.items()}
-#: The study's column name -> the SPEC order that produced it (settled by :mod:`.naming`).
+#: The study's column name -> the bftune order that produced it (settled by :mod:`.naming`).
 STUDY_NAMING = {"LEXP": "SEXP", "SEXP": "LEXP", "LRF": "SRF", "SRF": "LRF"}
 
 

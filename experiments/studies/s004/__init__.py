@@ -9,7 +9,7 @@ Campaigns (``[campaign] kind = "classification"``, tau = 60 s, forest seed 1 exc
   only, FCFS and SPF, base / rf / class-clairvoyant.
 - ``abl_*`` (paper scale): the ablation, one documented difference at a time,
   with FCFS on KTH-SP2, CTC-SP2 and SDSC-SP2 (base / rf / class-clairvoyant):
-  SPEC's defaults, SPEC's job set with live features, the study's job set
+  the defaults, the default job set with live features, the study's job set
   with overruns killed at their walltime, the Batsim converter's job set with
   weekly features, the study's pipeline as its text describes it
   (``study004-text``), the preset with a 20 h threshold, the preset with the

@@ -1,4 +1,4 @@
-"""The local driver: an event-driven simulator with Batsim's semantics (SPEC section 8).
+"""The local driver: an event-driven simulator with Batsim's semantics (docs/semantics/scheduling.md#batsim-semantics).
 
 It feeds a decision ``Core`` exactly what the Batsim driver would feed it, in
 the same grouping:
@@ -254,7 +254,7 @@ def simulate(jobs, m: int, core: Core, workload: str = "w0") -> SimResult:
 @dataclass(frozen=True)
 class PeriodReplay:
     """w(t; P) for full/noisy feedback: the summed waits of a period's jobs replayed alone
-    under EASY(P, Theta) from an empty machine, in this simulator (SPEC section 4).
+    under EASY(P, Theta) from an empty machine, in this simulator (docs/semantics/learning.md#online-selection).
 
     Handed to the policy-selection hook by the configuration, so that the hook
     never reaches for a driver itself; a frozen dataclass so that it pickles.

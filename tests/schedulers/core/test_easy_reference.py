@@ -8,7 +8,7 @@
 
 Each comparison covers, for every job: start, end, final state and the exact
 machines (the count model gives every job the lowest-numbered free machines,
-SPEC section 2).
+docs/semantics/scheduling.md#easy).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Hand-built EASY scenarios, worked out on paper from SPEC sections 2 and 8.
+"""Hand-built EASY scenarios, worked out on paper from docs/semantics/scheduling.md (#easy, #batsim-semantics).
 
 Every scenario states its expected start times (and ends where they matter)
 with the reasoning in comments, and checks them against BOTH our simulator
@@ -229,7 +229,7 @@ def test_walltime_kill_and_runtime_equal_to_walltime():
     # m = 2, EASY-FCFS.
     # job 1 (p150 > p~100): starts 0, killed at 0+100 -> WALLTIME_REACHED.
     # job 2 (p50 == p~50): starts 0, ends 50 -> WALLTIME_REACHED (Batsim does the
-    #       same when delay == walltime, SPEC section 8).
+    #       same when delay == walltime, docs/semantics/scheduling.md#batsim-semantics).
     # job 3 (q1): head at 0, s = 50 -> starts at 50, ends 80 (success).
     # job 4 (q2) at 10: waits; after job 3 starts, s = 110 (job 3 expected end)
     #       but job 3 actually ends at 80 and job 1 at 100 -> starts at 100.

@@ -1,4 +1,4 @@
-"""PV-EASY (SPEC section 7) on hand-built scenarios worked out on paper, and its option rules."""
+"""PV-EASY (docs/semantics/scheduling.md#pv-easy) on hand-built scenarios worked out on paper, and its option rules."""
 
 from __future__ import annotations
 

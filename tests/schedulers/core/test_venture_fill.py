@@ -6,7 +6,7 @@ behind it, with nothing of lower priority running: no preemption, and its
 reservation is 100.  At 2, J3 (asks 200 s) and J4 (asks 150 s), 1 processor
 each, arrive: both would outlast the reservation, so venture backfilling's
 first step takes neither and one processor stays idle.  Its second step
-takes J3 in priority order (the default, SPEC 7), J4 shortest request first,
+takes J3 in priority order (the default, docs/semantics/scheduling.md#pv-easy), J4 shortest request first,
 or nobody (``none``).  At 100 J1 ends and J2 preempts the ventured job (shadow
 load) to start; J2 runs 10 s, then the killed job's rerun starts in priority
 order.

@@ -1,4 +1,4 @@
-"""Small jobs first with the kill-and-requeue safeguard (SPEC section 5), scheduler side.
+"""Small jobs first with the kill-and-requeue safeguard (docs/semantics/learning.md#classification), scheduler side.
 
 A scripted classifier (fixed divider, chosen predictions) isolates the
 scheduling rules; the real RuntimeClassifier then shows that a perfect
@@ -313,7 +313,7 @@ def test_the_safeguard_divider_option():
     assert hook.divider_now and "killed at the current divider" in cfg.describe()
     (hook,) = [h for h in SchedulerConfig.from_options({"classifier": "rf"}).build(8).hooks
                if isinstance(h, SmallFirst)]
-    assert not hook.divider_now  # SPEC 5's kill at start + the divider stays the default
+    assert not hook.divider_now  # the contract's kill at start + the divider stays the default
     with pytest.raises(Exception, match="safeguard_divider: a periodic check"):
         SchedulerConfig.from_options({"classifier": "rf", "safeguard_divider": "current", "safeguard_period": "1w"})
     with pytest.raises(Exception, match="safeguard_divider needs the safeguard"):

@@ -1,4 +1,4 @@
-"""Unfair delay and reservation violations (SPEC section 3), worked out by hand."""
+"""Unfair delay and reservation violations (docs/semantics/scheduling.md#metrics), worked out by hand."""
 
 from __future__ import annotations
 
@@ -28,7 +28,7 @@ def test_spf_head_blocked_by_a_longer_running_job_is_unfairly_delayed():
 def test_saf_newcomer_overtakes_a_reserved_job_which_misses_its_reservation_benignly():
     # m=2, SAF.  Job 1 (q2, p~100, area 200) runs 0..100.  Job 2 (q2, p~50, area 100) arrives at 1
     # and is reserved at 100.  Job 3 (q2, p~10, area 20) arrives at 2 and becomes the head: it starts
-    # at 100, job 2 at 110 > 100: its reservation is missed by 10 s (SPEC 3's literal count), but
+    # at 100, job 2 at 110 > 100: its reservation is missed by 10 s (the literal count of the metrics), but
     # only a job of higher priority delayed it: the study's benign case, no violation.  Unfair: job 2
     # for 1..2 (job 1 has lower priority), job 3 for 2..100; at 100 job 2 waits behind the
     # higher-priority job 3: fair.

@@ -14,7 +14,7 @@ from locations import REPO
 
 #: The one line a contributor adds to hooks/registry.py, done in the process before anything reads the table.
 REGISTER = ("import bftune.schedulers.hooks.registry as registry, toy_hook; "
-            "registry.HOOKS = registry.HOOKS + (toy_hook.SPEC,); ")
+            "registry.HOOKS = registry.HOOKS + (toy_hook.HOOK,); ")
 
 
 def run_python(code: str) -> str:

@@ -1,4 +1,5 @@
-"""A learned index function (SPEC 6) schedules identically in both backends (real Batsim on PATH)."""
+"""A learned index function (docs/semantics/learning.md#learned-index-policies) schedules identically in both
+backends (real Batsim on PATH)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """How a hook joins the scheduler: the options it declares and how it builds itself from them.
 
-A hook module ends with one :class:`HookSpec`; the registry
+A hook module ends with ``HOOK``, one :class:`HookSpec`; the registry
 (:mod:`bftune.schedulers.hooks.registry`) lists them, and everything else is
 a loop over it: the option table takes every spec's options (so the CLI,
 pybatsim's ``-o``, campaign TOML, the Python API and the docs know them),
