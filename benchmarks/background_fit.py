@@ -32,7 +32,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-WEEK = 604800.0
+from bftune.workloads.model import WEEK
 
 
 def windows(out_jobs: pd.DataFrame, week: float = WEEK) -> pd.DataFrame:

@@ -141,10 +141,10 @@ from bftune.learning.features import (AGGREGATE_CLASSES, FEATURE_MODES, FEATURE_
 from bftune.learning.forest import CompiledForest, fit_forest, forest_importances
 from bftune.learning.median import RollingMedian
 from bftune.learning.quality import confusion_metrics, error_runtimes
+from bftune.workloads.model import WEEK
 
 __all__ = ["RuntimeClassifier", "confusion_metrics"]
 
-WEEK = 604800.0
 
 #: Forest defaults chosen so that retraining stays under 2 s per week on the
 #: largest trace (CEA-Curie, ~290k jobs); see the module docstring.
@@ -170,8 +170,8 @@ class RuntimeClassifier:
         features: str = "weekly",
         seed: int = 0,
         n_estimators: int = 100,
-        week: float = WEEK,
-        divider_window: float = WEEK,
+        week: float = float(WEEK),
+        divider_window: float = float(WEEK),
         *,
         max_depth: int | None = DEFAULT_MAX_DEPTH,
         min_samples_leaf: int = DEFAULT_MIN_SAMPLES_LEAF,

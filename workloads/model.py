@@ -10,6 +10,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field, fields, replace
 from typing import Sequence, cast
 
+#: Seconds in a week: the unit traces are resampled, learned and judged by (the one definition; the duration
+#: parser's ``w`` unit is the core's own, which imports no other layer).
+WEEK = 7 * 24 * 3600
+
 
 @dataclass(frozen=True, slots=True)
 class JobRecord:

@@ -39,10 +39,8 @@ import numpy as np
 
 from bftune.workloads import limits
 from bftune.workloads.errors import WorkloadError
-from bftune.workloads.model import JobRecord, Trace, sort_jobs
+from bftune.workloads.model import WEEK, JobRecord, Trace, sort_jobs
 
-#: Seconds in a week.
-WEEK = 7 * 24 * 3600
 
 
 def whole_weeks(trace: Trace) -> int:

@@ -25,7 +25,7 @@ from bftune.experiments.campaign.section import Section
 from bftune.experiments.campaign.specs import CampaignError, RunSpec
 from bftune.workloads.archive import PREFIX, Archive, data_dir
 from bftune.workloads.errors import WorkloadError
-from bftune.workloads.model import Trace
+from bftune.workloads.model import WEEK, Trace
 from bftune.workloads.resample import resample, split_halves
 from bftune.workloads.read import read_workload
 from bftune.workloads.slurm import check_timezone, is_slurm_dump
@@ -33,7 +33,6 @@ from bftune.workloads.cleaning import CLEANING_NAMES, check_cleaning
 from bftune.workloads.swf import CLEANINGS
 from bftune.workloads.synthetic import generate
 
-WEEK = 7 * 86400
 
 
 def resolve_archive(t: Section, key: str, archive: Archive | None) -> Archive | None:

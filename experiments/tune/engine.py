@@ -41,7 +41,8 @@ from bftune.experiments.tune.stats import nanmean, race, ratio
 from bftune.experiments.tune.store import TUNE, WeekStore, data_identity, open_dir
 from bftune.experiments.tune.weeks import Source, pool, run_task, spec_of, task_source
 from bftune.workloads.cleaning import identity_name
-from bftune.workloads.resample import WEEK, whole_weeks
+from bftune.workloads.model import WEEK
+from bftune.workloads.resample import whole_weeks
 
 #: A half with fewer whole weeks than this gives resampled weeks of little variety (said in the outputs).
 FEW_WEEKS = 4

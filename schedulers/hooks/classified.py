@@ -74,6 +74,7 @@ from bftune.schedulers.hooks.killing import KillWatch
 from bftune.schedulers.hooks.declaration import BuildContext, HookSpec, OptionValues
 from bftune.schedulers.option import (EASY, Option, Requirement, boolean, choice, duration, is_set, is_true,
                                       optional, rule)
+from bftune.workloads.model import WEEK
 
 SMALL, LARGE = 0, 1
 
@@ -411,7 +412,7 @@ HOOK = HookSpec(
                "week by week, decoupled from the schedule (decoupled: weekly features; reads each job's true "
                "runtime at the end of its submission week, so a live system could not run it)",
                "small/large classification", cli="--learning", choices=LEARNING_MODES, requires=(CLASSIFIER,)),
-        Option("divider_window", duration(infinite=True, positive=True), 7 * 86400.0,
+        Option("divider_window", duration(infinite=True, positive=True), float(WEEK),
                "the divider is the median runtime of the jobs finished in the last DURATION: 1w, or inf (every "
                "job finished so far)",
                "small/large classification", cli="--divider-window", metavar="DURATION",

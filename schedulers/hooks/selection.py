@@ -37,7 +37,7 @@ from bftune.schedulers.core.policies import SELECTION_DEFAULT
 from bftune.schedulers.hooks.declaration import BuildContext, HookSpec, OptionValues, Replay
 from bftune.schedulers.option import (EASY, Option, Requirement, choice, duration, is_set, number, optional,
                                       policy_list, rule)
-from bftune.workloads.model import JobRecord
+from bftune.workloads.model import WEEK, JobRecord
 
 
 @dataclass(slots=True)
@@ -205,7 +205,7 @@ HOOK = HookSpec(
                "online policy selection", cli="--selector", choices=tuple(SELECTORS), requires=(EASY,)),
         Option("period", duration(infinite=False, positive=True, minimum=MIN_PERIOD,
                                   why=": a period far shorter than a job measures nothing"),
-               7 * 86400.0, "period Delta (1d, 1w, ...; at least 1h)",
+               float(WEEK), "period Delta (1d, 1w, ...; at least 1h)",
                "online policy selection", cli="--period", metavar="DURATION", requires=(SELECTOR,), duration=True),
         Option("candidates", policy_list, list(SELECTION_DEFAULT),
                "comma-separated candidate policies", "online policy selection", cli="--candidates",

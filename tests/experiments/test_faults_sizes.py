@@ -19,8 +19,8 @@ from bftune.schedulers.config import ConfigError, SchedulerConfig
 from bftune.workloads import limits
 from bftune.workloads.batsim_json import read_batsim_workload
 from bftune.workloads.errors import WorkloadError
-from bftune.workloads.model import JobRecord, Trace
-from bftune.workloads.resample import WEEK, resample
+from bftune.workloads.model import WEEK, JobRecord, Trace
+from bftune.workloads.resample import resample
 from bftune.workloads.swf import parse_swf
 from bftune.workloads.synthetic import generate
 

@@ -99,7 +99,8 @@ import numpy as np
 from bftune.experiments.campaign.kinds.kind import CampaignKind, Expansion, TableSpec, whole_trace_columns
 from bftune.experiments.campaign.section import Section
 from bftune.experiments.campaign.specs import RunSpec
-from bftune.experiments.campaign.workloads import WEEK, base_trace, source_key, trace_label, trace_path
+from bftune.experiments.campaign.workloads import base_trace, source_key, trace_label, trace_path
+from bftune.workloads.model import WEEK
 from bftune.experiments.runs.metrics import bounded_slowdown, summarize
 from bftune.experiments.campaign.report import classification as report
 from bftune.experiments.runs.tables import cumulative_bsld, job_table, per_period, runs_frame

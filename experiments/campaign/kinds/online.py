@@ -38,7 +38,8 @@ from bftune.experiments.campaign.kinds.kind import (SHARED_REPLAYS, CampaignKind
 from bftune.experiments.campaign.limits import MAX_RESAMPLES, MAX_RUNS, MAX_WEEKS, RESAMPLES_WHY, WEEKS_WHY
 from bftune.experiments.campaign.section import Section
 from bftune.experiments.campaign.specs import RunSpec, derive_seed
-from bftune.experiments.campaign.workloads import WEEK, prepared_trace
+from bftune.experiments.campaign.workloads import prepared_trace
+from bftune.workloads.model import WEEK
 from bftune.experiments.runs.local import run_local
 from bftune.experiments.campaign.report import online as report
 from bftune.learning.selectors import make_selector
