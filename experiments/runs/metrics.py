@@ -33,6 +33,7 @@ the same to the bit.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from itertools import compress, repeat
 from operator import mul, ne, sub
 from typing import TYPE_CHECKING, Callable, Iterable, Mapping, Sequence
@@ -212,6 +213,55 @@ def bounded_slowdown(jobs: Mapping[str, Sequence | np.ndarray], tau: float) -> n
     return np.asarray(bounded_slowdowns(columns, tau), dtype=float)
 
 
+@dataclass(frozen=True)
+class Aggregate:
+    """The metrics of one set of jobs (docs/semantics/scheduling.md#metrics): what every table reports per set.
+
+    NaN where the set is empty (and ``mwbs`` where no processor count is given or they sum to 0).
+    """
+
+    jobs: int
+    total_wait: float
+    avg_wait: float
+    max_wait: float
+    avg_bsld: float
+    max_bsld: float
+    mwbs: float
+
+
+def aggregate(wait: Sequence[float] | None = None, bsld: Sequence[float] | None = None,
+              procs: Sequence[float] | None = None) -> Aggregate:
+    """AvgWait, MaxWait, AVGbsld, MaxBsld and MWBS of one set of jobs, given per job (the one definition).
+
+    Every table of a set of jobs calls this: a run's summary (:func:`summarize`), a week or window of an
+    offline or index campaign (:func:`period_metrics`), a period or a job class of a classification campaign,
+    a judged week of ``bftune tune``, the studies' tables.  Which jobs form the set (which runs count) is the
+    caller's explicit choice, made when it builds the per-job values: every caller so far takes each job's
+    final run (killed runs merged onto their job, their waiting time from the job's first submission) and
+    leaves rejected jobs out (:func:`merged_runs`).  A caller that has only waits, or only slowdowns, gives
+    those: the others are NaN.  Sums are ``math.fsum`` (correctly rounded: a mean does not depend on the order
+    of the rows); a maximum is NaN when a value is, as numpy's.  MWBS = sum(bsld x q) / sum(q).
+    """
+    waits = [] if wait is None else _values(wait)
+    slowdowns = [] if bsld is None else _values(bsld)
+    n = max(len(waits), len(slowdowns))
+    if n == 0:
+        return Aggregate(0, 0.0, math.nan, math.nan, math.nan, math.nan, math.nan)
+    total_wait = _sum(waits) if waits else math.nan
+    avg_wait = total_wait / n if waits else math.nan
+    max_wait = _extreme(max, waits, total_wait) if waits else math.nan
+    total_bsld = _sum(slowdowns) if slowdowns else math.nan
+    avg_bsld = total_bsld / n if slowdowns else math.nan
+    max_bsld = _extreme(max, slowdowns, total_bsld) if slowdowns else math.nan
+    mwbs = math.nan
+    if procs is not None and slowdowns:
+        q = _values(procs)
+        weight = _procs_sum(q)
+        if weight:
+            mwbs = _sum(map(mul, slowdowns, q)) / weight
+    return Aggregate(n, total_wait, avg_wait, max_wait, avg_bsld, max_bsld, mwbs)
+
+
 def period_metrics(runs: Iterable, tau: float) -> dict:
     """jobs, AvgWait, MaxWait, AVGbsld and total wait of one simulation's runs (the local driver's ``Run``s).
 
@@ -230,9 +280,9 @@ def period_metrics(runs: Iterable, tau: float) -> dict:
     end = [run.end for run in done]
     wait = list(map(sub, start, submit))
     bsld = bounded_slowdowns({"end": end, "submit": submit, "runtime": list(map(sub, end, start))}, tau)
-    total = _sum(wait)
-    return {"jobs": n, "avg_wait": total / n, "max_wait": _extreme(max, wait, total), "avg_bsld": _sum(bsld) / n,
-            "total_wait": total}
+    agg = aggregate(wait, bsld)
+    return {"jobs": n, "avg_wait": agg.avg_wait, "max_wait": agg.max_wait, "avg_bsld": agg.avg_bsld,
+            "total_wait": agg.total_wait}
 
 
 def _sum(values: Iterable[float]) -> float:
@@ -305,7 +355,7 @@ def summarize(cols: Columns, m: int, tau: float = 10.0) -> dict:
     bsld = bounded_slowdowns(jobs, tau)
     q = jobs["procs"]
     end, submit, wait, runtime = jobs["end"], jobs["submit"], jobs["wait"], jobs["runtime"]
-    total_wait, total_bsld = _sum(wait), _sum(bsld)
+    agg = aggregate(wait, bsld, q)
     total_turnaround = _sum(map(sub, end, submit))
     makespan = _extreme(max, end, total_turnaround)
     first_submit = _extreme(min, submit, total_turnaround)
@@ -320,11 +370,11 @@ def summarize(cols: Columns, m: int, tau: float = 10.0) -> dict:
         "jobs": n,
         "runs": runs,
         "rejected": rejected,
-        "avg_wait": total_wait / n,
-        "max_wait": _extreme(max, wait, total_wait),
-        "avg_bsld": total_bsld / n,
-        "max_bsld": _extreme(max, bsld, total_bsld),
-        "mwbs": _sum(map(mul, bsld, q)) / _procs_sum(q),
+        "avg_wait": agg.avg_wait,
+        "max_wait": agg.max_wait,
+        "avg_bsld": agg.avg_bsld,
+        "max_bsld": agg.max_bsld,
+        "mwbs": agg.mwbs,
         "utilization": work / (m * span) if span > 0 else math.nan,
         # The PV-EASY study's Table 5: all work done, killed runs included, and the killed runs'
         # work alone, over m x (last end - first submission) - the capacity of "utilization".

@@ -12,7 +12,7 @@ from typing import Iterable
 
 import pandas as pd
 
-from bftune.experiments.runs.metrics import JOB_COLUMNS, bounded_slowdown, merge_jobs
+from bftune.experiments.runs.metrics import JOB_COLUMNS, aggregate, bounded_slowdown, merge_jobs
 from bftune.experiments.runs.outjobs import COLUMNS, NUMERIC_COLUMNS, all_columns
 from bftune.schedulers.drivers.local.simulator import Run, RunLog
 
@@ -58,13 +58,12 @@ def per_period(df: pd.DataFrame, period: float, tau: float = 10.0, origin: float
     start = jobs["submit"].min() if origin is None else origin
     jobs["period"] = ((jobs["submit"] - start) // period).astype(int)
     jobs["bsld"] = bounded_slowdown(jobs, tau)
-    g = jobs.groupby("period")
-    out = pd.DataFrame({
-        "jobs": g.size(),
-        "avg_wait": g["wait"].mean(),
-        "max_wait": g["wait"].max(),
-        "avg_bsld": g["bsld"].mean(),
-    }).reset_index()
+    rows = []
+    for number, group in jobs.groupby("period"):
+        agg = aggregate(group["wait"], group["bsld"])
+        rows.append({"period": number, "jobs": agg.jobs, "avg_wait": agg.avg_wait, "max_wait": agg.max_wait,
+                     "avg_bsld": agg.avg_bsld})
+    out = pd.DataFrame(rows)
     out.insert(1, "start", start + out["period"] * period)
     return out
 

@@ -27,7 +27,7 @@ from functools import lru_cache
 
 from bftune.experiments.campaign.specs import RunSpec, derive_seed
 from bftune.experiments.campaign.workloads import prepared_trace, weekly_jobs
-from bftune.experiments.runs.metrics import bounded_slowdowns
+from bftune.experiments.runs.metrics import aggregate, bounded_slowdowns
 from bftune.schedulers.config import SchedulerConfig
 from bftune.schedulers.drivers.local.runs import REJECTED, STATE_CODE
 from bftune.schedulers.drivers.local.simulator import simulate
@@ -93,9 +93,9 @@ def week_metrics(result, judged_from: float, tau: float, keep_jobs: bool) -> dic
     procs = [record.procs for record, _, _ in judged]
     waits = [start - submit for start, submit in zip(starts, submits)]
     bsld = bounded_slowdowns({"end": ends, "submit": submits, "runtime": [e - b for e, b in zip(ends, starts)]}, tau)
-    procs_sum = math.fsum(procs)
-    row: dict = {"jobs": n, "avg_wait": math.fsum(waits) / n, "max_wait": max(waits), "avg_bsld": math.fsum(bsld) / n,
-                 "mwbs": math.fsum(b * q for b, q in zip(bsld, procs)) / procs_sum if procs_sum else math.nan}
+    agg = aggregate(waits, bsld, procs)
+    row: dict = {"jobs": n, "avg_wait": agg.avg_wait, "max_wait": agg.max_wait, "avg_bsld": agg.avg_bsld,
+                 "mwbs": agg.mwbs}
     if keep_jobs:  # in job order: the same jobs line up, job by job, across candidates of one week
         ids = [record.id for record, _, _ in judged]
         order = sorted(range(n), key=ids.__getitem__)

@@ -10,7 +10,8 @@ import sys
 import numpy as np
 import pandas as pd
 import pytest
-from bftune.experiments.runs.metrics import bounded_slowdown, merge_jobs, merged_runs, period_metrics, summarize
+from bftune.experiments.runs.metrics import (Aggregate, aggregate, bounded_slowdown, merge_jobs, merged_runs,
+                                             period_metrics, summarize)
 from bftune.experiments.runs.outjobs import COLUMNS, format_out_jobs
 from bftune.experiments.runs.tables import cumulative_bsld, job_table, per_period, read_out_jobs, runs_frame
 from bftune.schedulers.drivers.local.simulator import Run
@@ -208,3 +209,48 @@ def test_summarize_imports_no_numpy():
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert json.loads(proc.stdout) == summarize(KILLS_RERUNS_REJECTED, 8, 10.0)
+
+
+# --- the one aggregate ------------------------------------------------------------------------------------------
+
+
+def test_aggregate_by_hand():
+    # waits 0, 10, 50; bsld 1, 2, 6 with 1, 4 and 2 processors: MWBS = (1 + 8 + 12) / 7 = 3
+    agg = aggregate(wait=[0.0, 10.0, 50.0], bsld=[1.0, 2.0, 6.0], procs=[1, 4, 2])
+    assert agg == Aggregate(jobs=3, total_wait=60.0, avg_wait=20.0, max_wait=50.0, avg_bsld=3.0, max_bsld=6.0,
+                            mwbs=3.0)
+
+
+def test_aggregate_of_only_waits_or_only_slowdowns_leaves_the_others_undefined():
+    waits = aggregate(wait=np.array([3.0, 5.0]))
+    assert (waits.jobs, waits.avg_wait, waits.max_wait) == (2, 4.0, 5.0)
+    assert math.isnan(waits.avg_bsld) and math.isnan(waits.mwbs)
+    slowdowns = aggregate(bsld=pd.Series([1.0, 3.0]), procs=pd.Series([2, 2]))
+    assert (slowdowns.avg_bsld, slowdowns.mwbs) == (2.0, 2.0) and math.isnan(slowdowns.avg_wait)
+
+
+def test_aggregate_of_no_job_is_undefined_and_a_nan_maximum_is_nan():
+    empty = aggregate(wait=[], bsld=[])
+    assert empty.jobs == 0 and empty.total_wait == 0.0
+    assert all(math.isnan(v) for v in (empty.avg_wait, empty.max_wait, empty.avg_bsld, empty.max_bsld, empty.mwbs))
+    assert math.isnan(aggregate(wait=[float("nan"), 3.0]).max_wait)  # as numpy's max, not Python's
+
+
+def test_aggregate_means_do_not_depend_on_the_order_of_the_jobs():
+    waits = [1e16, 1.0, -1e16, 3.0] * 25  # a naive left-to-right sum loses the small terms
+    assert aggregate(wait=waits).avg_wait == aggregate(wait=sorted(waits)).avg_wait == 1.0
+
+
+def test_every_table_of_a_set_of_jobs_is_the_aggregate():
+    jobs = [run("0000001", 0, 2, 0, 100), run("0000002", 10, 1, 100, 130), run("0000003", 20, 4, 130, 400)]
+    cols = runs_frame(jobs)
+    agg = aggregate(wait=[0.0, 90.0, 110.0], bsld=[1.0, 4.0, 1.0 + 110.0 / 270.0], procs=[2, 1, 4])
+    s = summarize(cols, m=4, tau=10.0)
+    assert (s["avg_wait"], s["max_wait"], s["avg_bsld"], s["max_bsld"], s["mwbs"]) == \
+        (agg.avg_wait, agg.max_wait, agg.avg_bsld, agg.max_bsld, agg.mwbs)
+    p = period_metrics(jobs, tau=10.0)
+    assert (p["avg_wait"], p["max_wait"], p["avg_bsld"], p["total_wait"]) == \
+        (agg.avg_wait, agg.max_wait, agg.avg_bsld, agg.total_wait)
+    one = per_period(cols, period=1e9, tau=10.0).iloc[0]
+    assert (one["jobs"], one["avg_wait"], one["max_wait"], one["avg_bsld"]) == \
+        (3, agg.avg_wait, agg.max_wait, agg.avg_bsld)

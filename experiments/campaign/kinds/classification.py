@@ -101,7 +101,7 @@ from bftune.experiments.campaign.section import Section
 from bftune.experiments.campaign.specs import RunSpec
 from bftune.experiments.campaign.workloads import base_trace, source_key, trace_label, trace_path
 from bftune.workloads.model import WEEK
-from bftune.experiments.runs.metrics import bounded_slowdown, summarize
+from bftune.experiments.runs.metrics import aggregate, bounded_slowdown, summarize
 from bftune.experiments.campaign.report import classification as report
 from bftune.experiments.runs.tables import cumulative_bsld, job_table, per_period, runs_frame
 from bftune.learning.median import RollingMedian
@@ -395,11 +395,9 @@ def _per_class(jobs) -> list[dict]:
     classes = []
     for c in ("all", *CLASSES):
         sel = jobs if c == "all" else jobs[jobs["class"] == c]
-        n = len(sel)
-        classes.append({"class": c, "jobs": int(n),
-                        "avg_bsld": float(sel["bsld"].mean()) if n else math.nan,
-                        "avg_wait": float(sel["wait"].mean()) if n else math.nan,
-                        "max_wait": float(sel["wait"].max()) if n else math.nan,
+        agg = aggregate(sel["wait"], sel["bsld"])
+        classes.append({"class": c, "jobs": agg.jobs, "avg_bsld": agg.avg_bsld, "avg_wait": agg.avg_wait,
+                        "max_wait": agg.max_wait,
                         "killed_jobs": int((sel["kills"] > 0).sum()),
                         "wasted_work": float(sel["wasted_work"].sum())})
     return classes

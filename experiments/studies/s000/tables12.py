@@ -7,11 +7,11 @@ bftune and, when ``ocs-obps`` (the study's own simulator) is installed, with it 
 from __future__ import annotations
 
 import json
-import math
 import subprocess
 from pathlib import Path
 
 from bftune.experiments.reproduce.markdown import diff, num, table
+from bftune.experiments.runs.metrics import aggregate
 from bftune.experiments.reproduce.study import Execution, published
 from bftune.experiments.studies.s001 import naming
 from bftune.support.files import atomic_write_text
@@ -42,9 +42,8 @@ def extra(scale: str, out: Path, execution: Execution) -> list[str]:
             path = folder / f"{name}_{policy}_bftune.json"
             if not path.exists():
                 result = simulate(base.jobs, base.max_procs, SchedulerConfig(policy=policy).build(base.max_procs))
-                waits = [r.start - r.original_submit for r in result.runs]
-                atomic_write_text(path, json.dumps({"avg_wait": math.fsum(waits) / len(waits),
-                                                    "max_wait": max(waits)}))
+                agg = aggregate(wait=[r.start - r.original_submit for r in result.runs])
+                atomic_write_text(path, json.dumps({"avg_wait": agg.avg_wait, "max_wait": agg.max_wait}))
             opath = folder / f"{name}_{policy}_ocs.json"
             if ocs is not None and not opath.exists():
                 atomic_write_text(opath, json.dumps(_ocs_waits(ocs, base, OCS_CRITERION[policy], folder)))
@@ -58,7 +57,8 @@ def _ocs_waits(ocs: str, base, criterion: str, folder: Path) -> dict:
         subprocess.run([ocs, "oneshot", str(swf), criterion, f"--backfill={criterion}", f"--output={schedule}"],
                        check=True, capture_output=True, timeout=3600)
         waits = [float(line.split()[2]) for line in schedule.read_text().splitlines() if line.strip()]
-        return {"avg_wait": math.fsum(waits) / len(waits), "max_wait": max(waits), "criterion": criterion}
+        agg = aggregate(wait=waits)
+        return {"avg_wait": agg.avg_wait, "max_wait": agg.max_wait, "criterion": criterion}
     finally:
         swf.unlink(missing_ok=True)
         schedule.unlink(missing_ok=True)

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from bftune.experiments.runs.metrics import bounded_slowdown
+from bftune.experiments.runs.metrics import aggregate, bounded_slowdown
 from bftune.experiments.studies.s003.explain import GAP, missing
 from bftune.experiments.studies.s003.plan import MAIN
 from bftune.experiments.studies.s003.stored import Store
@@ -49,9 +49,8 @@ def bsld(t: pd.DataFrame, tau: float = TAU, since: str = "submit") -> np.ndarray
 
 def means(b: np.ndarray, q: np.ndarray, mask: np.ndarray) -> tuple[float, float]:
     """MBS and MWBS of the jobs of ``mask``."""
-    if not mask.any():
-        return float("nan"), float("nan")
-    return float(b[mask].mean()), float((b[mask] * q[mask]).sum() / q[mask].sum())
+    agg = aggregate(bsld=b[mask], procs=q[mask])
+    return agg.avg_bsld, agg.mwbs
 
 
 def _count(mask: np.ndarray) -> str:
