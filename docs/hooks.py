@@ -138,7 +138,7 @@ def cli_help() -> str:
 
 
 def policies_text() -> str:
-    from bftune.experiments.cli.main import cmd_policies
+    from bftune.experiments.cli.policies import cmd_policies
 
     out = io.StringIO()
     with contextlib.redirect_stdout(out):

@@ -30,6 +30,7 @@ from bftune.support import compiled
 from bftune.support.cachedir import cache_dir
 from bftune.support.children import run_guarded
 from bftune.support.files import atomic_write_text
+from bftune.experiments.cli.common import Parents
 
 #: Folders of the installation that hold no source of the package.
 SKIPPED = {".venv", "results", "tests", "__pycache__", "build", "dist", ".git", ".ci"}
@@ -312,3 +313,8 @@ def add_accelerate_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--remove", action="store_true", help="remove every build (bftune runs interpreted)")
     p.set_defaults(func=cmd_accelerate)
     return p
+
+
+def add_parser(subparsers: argparse._SubParsersAction, parents: Parents) -> None:
+    """The command module's interface (``experiments/cli/main.py`` calls every one alike)."""
+    add_accelerate_parser(subparsers)

@@ -12,6 +12,7 @@ import argparse
 
 from bftune.experiments.campaign.limits import default_workers
 from bftune.experiments.campaign.paths import CONFIG_DIR
+from bftune.experiments.cli.common import Parents
 
 
 def cmd_campaign(args: argparse.Namespace) -> int:
@@ -61,3 +62,8 @@ def add_shard_argument(p: argparse.ArgumentParser) -> None:
                    help="run only these of N parts of the runs (0/2 and 1/2 on two machines; 0-9/16 takes ten "
                         "parts of sixteen), then copy every runs/*.json into one directory and run the same "
                         "command without --shard to write the tables")
+
+
+def add_parser(subparsers: argparse._SubParsersAction, parents: Parents) -> None:
+    """The command module's interface (``experiments/cli/main.py`` calls every one alike)."""
+    add_campaign_parser(subparsers)

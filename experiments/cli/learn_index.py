@@ -19,6 +19,7 @@ import sys
 from pathlib import Path
 
 from bftune.learning.index import PROCS, QUEUE, SYNTHETIC_JOBS, TAU, WARMUP
+from bftune.experiments.cli.common import Parents
 
 
 def cmd_learn_index(args: argparse.Namespace) -> int:
@@ -96,3 +97,8 @@ def add_learn_index_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     p.set_defaults(func=cmd_learn_index)
     return p
+
+
+def add_parser(subparsers: argparse._SubParsersAction, parents: Parents) -> None:
+    """The command module's interface (``experiments/cli/main.py`` calls every one alike)."""
+    add_learn_index_parser(subparsers)

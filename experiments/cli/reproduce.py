@@ -7,6 +7,7 @@ import argparse
 from bftune.experiments.cli.campaign import add_data_argument, add_shard_argument
 from bftune.experiments.campaign.limits import default_workers
 from bftune.experiments.studies import SCALES, STUDIES
+from bftune.experiments.cli.common import Parents
 
 
 def cmd_reproduce(args: argparse.Namespace) -> int:
@@ -41,3 +42,8 @@ def add_reproduce_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--no-progress", action="store_true", help="no progress bars on stderr")
     p.set_defaults(func=cmd_reproduce)
     return p
+
+
+def add_parser(subparsers: argparse._SubParsersAction, parents: Parents) -> None:
+    """The command module's interface (``experiments/cli/main.py`` calls every one alike)."""
+    add_reproduce_parser(subparsers)

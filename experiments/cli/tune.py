@@ -15,6 +15,7 @@ from pathlib import Path
 
 from bftune.experiments.campaign.limits import default_workers
 from bftune.workloads.cleaning import CLEANINGS, check_cleaning
+from bftune.experiments.cli.common import Parents
 
 DEFAULT_BUDGET = "10m"
 DEFAULT_WEEKS = 250
@@ -142,3 +143,8 @@ def settings_from_args(args: argparse.Namespace):
                     thresholds=cand.parse_thresholds(args.thresholds), max_weeks=args.weeks,
                     finalists=args.finalists, seed=args.seed, tau=tau, out=Path(args.out), workers=args.workers,
                     dask=args.dask, progress=not args.no_progress)
+
+
+def add_parser(subparsers: argparse._SubParsersAction, parents: Parents) -> None:
+    """The command module's interface (``experiments/cli/main.py`` calls every one alike)."""
+    add_tune_parser(subparsers, parents.workload)

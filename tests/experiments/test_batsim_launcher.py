@@ -22,7 +22,7 @@ import fake_batsim
 import pytest
 import zmq
 from bftune.experiments.runs import batsim as batsim_run
-from bftune.experiments.cli.batsim import cmd_batsim, cmd_compare
+from bftune.experiments.cli.backends import cmd_batsim, cmd_compare
 from bftune.experiments.runs.batsim import (
     BatsimNotFoundError,
     BatsimRunError,

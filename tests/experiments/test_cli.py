@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 import subprocess
 
@@ -252,3 +253,16 @@ def test_last_model_without_user_ids_falls_back_to_walltimes_and_says_so(tmp_pat
     predictor = json.loads((out / "summary.json").read_text())["predictor"]
     assert predictor["no_user_id"] == 5 and predictor["from_history"] == 0
     assert "no user ids" in predictor["note"]
+
+
+def test_every_command_is_one_module_of_the_cli_folder_named_after_it():
+    from bftune.experiments.cli import main as cli_main
+
+    sub = next(a for a in cli_main.build_parser()._actions if isinstance(a, argparse._SubParsersAction))
+    modules = {command.__name__.rsplit(".", 1)[1].replace("_", "-"): command for command in cli_main.COMMANDS}
+    assert list(sub.choices) == list(modules)  # one module per command, in the order of the help
+    for name, parser in sub.choices.items():
+        func = parser.get_default("func")
+        home = func.__module__.rsplit(".", 1)[1]
+        # the command runs code of its own module, or of the shared helpers (batsim/compare: common's lazy runner)
+        assert home in (name.replace("-", "_"), "common"), (name, func.__module__)

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import fake_batsim
 import pytest
-from bftune.experiments.cli import main as cli
+from bftune.experiments.cli import demo as cli
 from bftune.experiments.cli.main import main
 from bftune.support.files import MARKER
 from locations import KTH
