@@ -7,7 +7,8 @@ A page names what the hook puts in with an HTML comment on a line of its own:
     ``bftune.schedulers.options.markdown_table``), ``cli`` (every sub-command's ``--help``, from the
     argparse parsers of ``experiments/cli/main.py``), ``policies`` (what ``bftune policies`` prints),
     ``layers`` (the layers and their allowed imports, from ``tests/helpers/layers.py``, which
-    ``tests/test_imports.py`` enforces), ``layers-picture`` (an SVG of the layers as the code imports them), ``api``
+    ``tests/test_imports.py`` enforces), ``layers-picture`` (an SVG of the layers as the code imports them), ``predictors`` and
+    ``selectors`` (their registries), ``api``
     (the mkdocstrings directive for ``bftune.api``).
 ``<!-- include: PATH -->``
     replaced by the repository file PATH (a study's ``REPRODUCTION.md``, ``CHANGELOG.md``): the site
@@ -255,6 +256,24 @@ def layers_picture() -> str:
     return svg[svg.index("<svg"):]
 
 
+def predictors_text() -> str:
+    """The runtime predictors' registry (``learning/predictors.py``): name and what each predicts."""
+    from bftune.learning.predictors import PREDICTOR_KINDS
+
+    rows = ["| predictor | what it predicts |", "|---|---|"]
+    rows += [f"| `{kind.spelling}` | {kind.summary} |" for kind in PREDICTOR_KINDS.values()]
+    return "\n".join(rows)
+
+
+def selectors_text() -> str:
+    """The online selectors' registry (``learning/selectors.py``): name and how each chooses."""
+    from bftune.learning.selectors import SELECTOR_KINDS
+
+    rows = ["| selector | how it chooses the next period's policy |", "|---|---|"]
+    rows += [f"| `{kind.name}` | {kind.summary} |" for kind in SELECTOR_KINDS.values()]
+    return "\n".join(rows)
+
+
 def api_text() -> str:
     """The Python API page's body: mkdocstrings renders ``bftune.api`` from its docstrings."""
     return "::: bftune.api"
@@ -266,6 +285,8 @@ GENERATED = {
     "policies": policies_text,
     "layers": layers_text,
     "layers-picture": layers_picture,
+    "predictors": predictors_text,
+    "selectors": selectors_text,
     "api": api_text,
 }
 

@@ -43,7 +43,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Callable, Protocol
 
 #: Smallest planning estimate: policies divide by p~, and a 0 s plan says nothing.
 MIN_PREDICTION = 1.0
@@ -242,39 +242,99 @@ class AverageOfTwo(_UserHistory):
         return min(walltime, sum(values) / len(values))
 
 
+@dataclass(frozen=True)
+class PredictorKind:
+    """One predictor as users name it (``--predictor NAME``, ``-o``, TOML): how to build one, and what it predicts.
+
+    Registered once (:func:`register_predictor`), like a queue policy: the option table's choices, the error
+    messages, ``bftune options`` and the docs read :data:`PREDICTOR_KINDS`.  ``parameter`` names the one value
+    a predictor takes after a colon (``virtual:X``), empty when it takes none; ``check`` turns that value's
+    text into its normal spelling or raises :class:`PredictorError`.
+    """
+
+    name: str
+    build: Callable[[str, int], Predictor]  # (the parameter's normal spelling, the seed) -> a fresh predictor
+    summary: str
+    parameter: str = ""
+    check: Callable[[str, str], str] | None = None  # (the parameter's text, the whole spelling) -> normal form
+
+    @property
+    def spelling(self) -> str:
+        """How users write it: the name, and ``:X`` when it takes a parameter."""
+        return f"{self.name}:{self.parameter}" if self.parameter else self.name
+
+
+#: Every predictor, by name, in the order the help lists them.
+PREDICTOR_KINDS: dict[str, PredictorKind] = {}
+
+
+def register_predictor(kind: PredictorKind) -> PredictorKind:
+    """Make a predictor known by name everywhere predictors are named (a name is registered once)."""
+    if kind.name in PREDICTOR_KINDS:
+        raise ValueError(f"predictor {kind.name} is registered twice")
+    PREDICTOR_KINDS[kind.name] = kind
+    return kind
+
+
+def _walltime(parameter: str, seed: int) -> Predictor:
+    return WalltimePredictor()
+
+
+def _last(parameter: str, seed: int) -> Predictor:
+    return LastModel()
+
+
+def _avg2(parameter: str, seed: int) -> Predictor:
+    return AverageOfTwo()
+
+
+def _exact(parameter: str, seed: int) -> Predictor:
+    return ExactPredictor()
+
+
+def _virtual(parameter: str, seed: int) -> Predictor:
+    return VirtualPredictor(float(parameter), seed)
+
+
+def _virtual_error(parameter: str, text: str) -> str:
+    """``X`` of ``virtual:X``: the maximum relative error, in [0, 1)."""
+    try:
+        x = float(parameter)
+    except ValueError:
+        raise PredictorError(f"virtual:X needs a number X in [0, 1), got {text!r}") from None
+    if not 0.0 <= x < 1.0:
+        raise PredictorError(f"virtual:X needs X in [0, 1) (the maximum relative error), got {text!r}")
+    return f"{x:g}"
+
+
+register_predictor(PredictorKind("walltime", _walltime, "the user's request p~ (no prediction; the default)"))
+register_predictor(PredictorKind("last", _last, "Last Model: the user's last finished p/p~, times this job's p~"))
+register_predictor(PredictorKind("avg2", _avg2, "EASY++'s: the mean of the user's last two runtimes, at most p~"))
+register_predictor(PredictorKind("exact", _exact, "the true runtime (clairvoyant bound)"))
+register_predictor(PredictorKind("virtual", _virtual, "p x (1 + U(-X, X)), seeded per job: a predictor of known error",
+                                 parameter="X", check=_virtual_error))
+
 #: Predictor names as users write them (``virtual`` takes its X after a colon).
-PREDICTORS: tuple[str, ...] = ("walltime", "last", "avg2", "exact", "virtual:X")
+PREDICTORS: tuple[str, ...] = tuple(kind.spelling for kind in PREDICTOR_KINDS.values())
 
 
 def parse_predictor(text: str) -> str:
     """Normalise a predictor spelling (``Last``, ``virtual:0.20``) or raise PredictorError."""
+    choices = " | ".join(kind.spelling for kind in PREDICTOR_KINDS.values())
     if not isinstance(text, str) or not text.strip():
-        raise PredictorError(f"expected a predictor ({' | '.join(PREDICTORS)}), got {text!r}")
+        raise PredictorError(f"expected a predictor ({choices}), got {text!r}")
     name, sep, arg = text.strip().lower().partition(":")
-    if name in ("walltime", "last", "avg2", "exact"):
+    kind = PREDICTOR_KINDS.get(name)
+    if kind is None:
+        raise PredictorError(f"unknown predictor {text!r}; choose one of {choices}")
+    if kind.check is None:
         if sep:
             raise PredictorError(f"predictor {name} takes no parameter, got {text!r}")
         return name
-    if name == "virtual":
-        try:
-            x = float(arg)
-        except ValueError:
-            raise PredictorError(f"virtual:X needs a number X in [0, 1), got {text!r}") from None
-        if not 0.0 <= x < 1.0:
-            raise PredictorError(f"virtual:X needs X in [0, 1) (the maximum relative error), got {text!r}")
-        return f"virtual:{x:g}"
-    raise PredictorError(f"unknown predictor {text!r}; choose one of {' | '.join(PREDICTORS)}")
+    return f"{name}:{kind.check(arg, text)}"
 
 
 def make_predictor(spec: str, seed: int = 0) -> Predictor:
     """A fresh predictor from a (normalised or not) spelling."""
-    spec = parse_predictor(spec)
-    if spec == "walltime":
-        return WalltimePredictor()
-    if spec == "last":
-        return LastModel()
-    if spec == "avg2":
-        return AverageOfTwo()
-    if spec == "exact":
-        return ExactPredictor()
-    return VirtualPredictor(float(spec.partition(":")[2]), seed)
+    name, _, parameter = parse_predictor(spec).partition(":")
+    return PREDICTOR_KINDS[name].build(parameter, seed)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 if TYPE_CHECKING:  # the generator is passed in; this module itself needs no numpy
     import numpy as np
@@ -158,23 +158,69 @@ class EpsilonGreedySelector(Selector):
         return {p: self._cost(p) for p in self.candidates}
 
 
-SELECTORS = ("fixed", "random", "full", "noisy", "bandit")
+@dataclass(frozen=True)
+class SelectorKind:
+    """One selector as users name it (``--selector NAME``): how to build one, and what it does.
+
+    Registered once (:func:`register_selector`), like a queue policy: the option table's choices, campaigns,
+    the errors and the docs read :data:`SELECTOR_KINDS`.  ``build`` gets every setting a selector may use
+    (candidates, the fixed policy, decay, epsilon, noise) and takes the ones it needs.
+    """
+
+    name: str
+    build: Callable[[list[str], str, float, float, float], Selector]
+    summary: str
+
+
+#: Every selector, by name, in the order the help lists them.
+SELECTOR_KINDS: dict[str, SelectorKind] = {}
+
+
+def register_selector(kind: SelectorKind) -> SelectorKind:
+    """Make a selector known by name everywhere selectors are named (a name is registered once)."""
+    if kind.name in SELECTOR_KINDS:
+        raise ValueError(f"selector {kind.name} is registered twice")
+    SELECTOR_KINDS[kind.name] = kind
+    return kind
+
+
+def _fixed(candidates: list[str], policy: str, decay: float, epsilon: float, noise: float) -> Selector:
+    return FixedSelector(policy)
+
+
+def _random(candidates: list[str], policy: str, decay: float, epsilon: float, noise: float) -> Selector:
+    return RandomSelector(candidates, decay)
+
+
+def _full(candidates: list[str], policy: str, decay: float, epsilon: float, noise: float) -> Selector:
+    return FeedbackSelector(candidates, decay, 0.0)
+
+
+def _noisy(candidates: list[str], policy: str, decay: float, epsilon: float, noise: float) -> Selector:
+    return FeedbackSelector(candidates, decay, noise)
+
+
+def _bandit(candidates: list[str], policy: str, decay: float, epsilon: float, noise: float) -> Selector:
+    return EpsilonGreedySelector(candidates, decay, epsilon)
+
+
+register_selector(SelectorKind("fixed", _fixed, "one policy throughout (the baseline)"))
+register_selector(SelectorKind("random", _random, "a candidate drawn uniformly each period"))
+register_selector(SelectorKind("full", _full, "the candidate whose replay of past periods waited least"))
+register_selector(SelectorKind("noisy", _noisy, "full feedback with each replayed wait perturbed by noise"))
+register_selector(SelectorKind("bandit", _bandit, "epsilon-greedy on the real waits of the policies used"))
+
+#: The selectors' names, in registration order (the option's choices).
+SELECTORS: tuple[str, ...] = tuple(SELECTOR_KINDS)
 
 
 def make_selector(kind: str, candidates: list[str], policy: str, decay: float = 1.0, epsilon: float = 0.1,
                   noise: float = 0.2) -> Selector:
     """Build a selector by name (the CLI's ``--selector``)."""
-    if kind == "fixed":
-        return FixedSelector(policy)
-    if kind == "random":
-        return RandomSelector(candidates, decay)
-    if kind == "full":
-        return FeedbackSelector(candidates, decay, 0.0)
-    if kind == "noisy":
-        return FeedbackSelector(candidates, decay, noise)
-    if kind == "bandit":
-        return EpsilonGreedySelector(candidates, decay, epsilon)
-    raise ValueError(f"unknown selector {kind!r}; choose one of {', '.join(SELECTORS)}")
+    entry = SELECTOR_KINDS.get(kind)
+    if entry is None:
+        raise ValueError(f"unknown selector {kind!r}; choose one of {', '.join(SELECTOR_KINDS)}")
+    return entry.build(candidates, policy, decay, epsilon, noise)
 
 
 def finite(x: float) -> float:

@@ -53,3 +53,18 @@ def test_names_are_normalised(text, name):
 def test_bad_names_list_the_choices(text):
     with pytest.raises(PredictorError, match="avg2|takes no parameter|expected a predictor"):
         parse_predictor(text)
+
+
+def test_a_registered_predictor_is_a_choice_of_the_option_table(monkeypatch):
+    from bftune.learning import predictors
+    from bftune.schedulers.config import SchedulerConfig
+
+    def half(parameter: str, seed: int):
+        return predictors.ExactPredictor()
+
+    monkeypatch.setitem(predictors.PREDICTOR_KINDS, "toy", predictors.PredictorKind("toy", half, "a toy"))
+    assert parse_predictor("TOY") == "toy" and make_predictor("toy").name == "exact"
+    config = SchedulerConfig.from_options({"scheduler": "pv-easy", "predictor": "toy"})
+    assert config.to_dict()["predictor"] == "toy"
+    with pytest.raises(ValueError, match="registered twice"):
+        predictors.register_predictor(predictors.PredictorKind("last", half, "again"))

@@ -165,3 +165,13 @@ def test_same_seed_same_choices_different_seed_differs():
 def test_selection_options_are_validated_with_their_name(options, field):
     with pytest.raises(ConfigError, match=field):
         SchedulerConfig.from_options(options)
+
+
+def test_every_selector_is_registered_once_with_a_summary():
+    from bftune.learning.selectors import SELECTOR_KINDS, SELECTORS, SelectorKind, register_selector
+
+    assert SELECTORS == tuple(SELECTOR_KINDS) == ("fixed", "random", "full", "noisy", "bandit")
+    assert all(kind.summary for kind in SELECTOR_KINDS.values())
+    assert type(make_selector("full", ["FCFS", "SPF"], "FCFS")).__name__ == "FeedbackSelector"
+    with pytest.raises(ValueError, match="registered twice"):
+        register_selector(SelectorKind("full", SELECTOR_KINDS["full"].build, "again"))

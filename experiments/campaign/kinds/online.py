@@ -42,14 +42,15 @@ from bftune.experiments.campaign.workloads import prepared_trace
 from bftune.workloads.model import WEEK
 from bftune.experiments.runs.local import run_local
 from bftune.experiments.campaign.report import online as report
-from bftune.learning.selectors import make_selector
+from bftune.learning.selectors import SELECTOR_KINDS, make_selector
 from bftune.schedulers.config import SchedulerConfig
 from bftune.schedulers.core.durations import format_duration
 from bftune.schedulers.core.policies import SELECTION_DEFAULT
 from bftune.schedulers.options import OPTIONS, ConfigError
 
 KILLED = "COMPLETED_KILLED"
-SELECTORS = ("random", "full", "noisy", "bandit")  # the selectors of the study (not "fixed": see `fixed`)
+#: Every registered selector but "fixed" (fixed policies are listed in `fixed`, each a baseline of its own).
+SELECTORS = tuple(name for name in SELECTOR_KINDS if name != "fixed")
 PERIODS = ("1d", "1w")
 KEYS = ("resamples", "weeks", "threshold", "fixed", "selectors", "periods", "candidates", "epsilon",
         "noise", "decay", "reservation", "baseline")
