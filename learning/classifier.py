@@ -475,21 +475,46 @@ class RuntimeClassifier:
         n = len(self._ids)
         state = np.asarray(self._state, dtype=np.int8)
         pred = np.asarray(self._pred, dtype=bool)
-        week_of = np.asarray(self._week_of, dtype=np.int64)
         labelled = state >= 0
+        weeks = self._week_rows(state, pred, labelled)
+        fitted = [mdl["retrain_seconds"] for mdl in self._models[1:]]
+        return {
+            "config": self._config(),
+            "counts": {
+                "classified": n,
+                "finished": int(np.sum(state != _NOT_FINISHED)),
+                "evaluated": int(labelled.sum()),
+                "unlabelled": int(np.sum(state == _UNLABELLED)),
+                "unfinished": int(np.sum(state == _NOT_FINISHED)),
+                "predicted_small": int(pred.sum()),
+                "truly_small": int(np.sum(state == 1)),
+                "retrainings": len(fitted),
+                "forests": sum(1 for mdl in self._models if mdl["kind"] == "forest"
+                               and "kept_from" not in mdl),
+            },
+            "overall": _confusion(state, pred, labelled),
+            "errors": self._errors(state, pred),
+            "retrain_seconds": {
+                "max": max(fitted) if fitted else 0.0,
+                "mean": sum(fitted) / len(fitted) if fitted else 0.0,
+                "total": sum(fitted),
+            },
+            "weeks": weeks,
+            "warnings": self._warnings(n, weeks),
+            "calendar_warnings": list(self.calendar.warnings),  # also in warnings; apart for the run tables
+        }
+
+    def _week_rows(self, state: np.ndarray, pred: np.ndarray, labelled: np.ndarray) -> list[dict]:
+        """One row per week from the first submission on: its jobs, the confusion of its evaluated jobs, the
+        model in force, and what makes its rates undefined (no job, a single class)."""
+        week_of = np.asarray(self._week_of, dtype=np.int64)
+        n = len(self._ids)
         # weeks exist from the first submission on; before it, none
         n_weeks = 0 if self._origin is None else max(int(week_of.max()) + 1 if n else 0, len(self._models))
-
-        def metrics(mask: np.ndarray) -> dict:
-            truth = state[mask] == 1
-            p = pred[mask]
-            return confusion_metrics(int(np.sum(truth & p)), int(np.sum(~truth & p)),
-                                     int(np.sum(~truth & ~p)), int(np.sum(truth & ~p)))
-
         weeks = []
         for k in range(n_weeks):
             in_week = week_of == k
-            m = metrics(in_week & labelled)
+            m = _confusion(state, pred, in_week & labelled)
             model = self._models[k] if k < len(self._models) else self._models[-1]
             warnings = list(self._week_warnings.get(k, []))
             submitted = int(in_week.sum())
@@ -513,7 +538,10 @@ class RuntimeClassifier:
                 "importances": model["importances"],
                 "warnings": warnings,
             })
+        return weeks
 
+    def _warnings(self, n: int, weeks: list[dict]) -> list[str]:
+        """Every warning of the run: the calendar's, missing fields (sentinels used), then each week's."""
         warnings = list(self.calendar.warnings)
         fx = self._fx
         for count, what in ((fx.n_missing_user, "user id"), (fx.n_missing_walltime, "walltime"),
@@ -526,47 +554,33 @@ class RuntimeClassifier:
                 warnings.append(f"{count} of {n} jobs without a {what}: sentinel -1 used")
         for w in weeks:
             warnings.extend(w["warnings"])
+        return warnings
 
-        fitted = [mdl["retrain_seconds"] for mdl in self._models[1:]]
+    def _config(self) -> dict:
+        """The settings that made this classifier's decisions, as the report records them."""
         return {
-            "config": {
-                "features": self.features,
-                "seed": self.seed,
-                "n_estimators": self.n_estimators,
-                "max_depth": self.max_depth,
-                "min_samples_leaf": self.min_samples_leaf,
-                "max_samples": self.max_samples,
-                "week": self.week,
-                "divider_window": self.divider_window,
-                "aggregate_classes": self.aggregate_classes,
-                "categorical": self.categorical,
-                "relabel": self.relabel,
-                "origin": self._origin,
-                "unix_start_time": self.calendar.unix_start_time,
-                "timezone": self.calendar.tz_name,
-                "feature_names": list(FEATURE_NAMES),
-                "decision": "small iff P(small) >= 0.5",
-            },
-            "counts": {
-                "classified": n,
-                "finished": int(np.sum(state != _NOT_FINISHED)),
-                "evaluated": int(labelled.sum()),
-                "unlabelled": int(np.sum(state == _UNLABELLED)),
-                "unfinished": int(np.sum(state == _NOT_FINISHED)),
-                "predicted_small": int(pred.sum()),
-                "truly_small": int(np.sum(state == 1)),
-                "retrainings": len(fitted),
-                "forests": sum(1 for mdl in self._models if mdl["kind"] == "forest"
-                               and "kept_from" not in mdl),
-            },
-            "overall": metrics(labelled),
-            "errors": self._errors(state, pred),
-            "retrain_seconds": {
-                "max": max(fitted) if fitted else 0.0,
-                "mean": sum(fitted) / len(fitted) if fitted else 0.0,
-                "total": sum(fitted),
-            },
-            "weeks": weeks,
-            "warnings": warnings,
-            "calendar_warnings": list(self.calendar.warnings),  # also in warnings; apart for the run tables
+            "features": self.features,
+            "seed": self.seed,
+            "n_estimators": self.n_estimators,
+            "max_depth": self.max_depth,
+            "min_samples_leaf": self.min_samples_leaf,
+            "max_samples": self.max_samples,
+            "week": self.week,
+            "divider_window": self.divider_window,
+            "aggregate_classes": self.aggregate_classes,
+            "categorical": self.categorical,
+            "relabel": self.relabel,
+            "origin": self._origin,
+            "unix_start_time": self.calendar.unix_start_time,
+            "timezone": self.calendar.tz_name,
+            "feature_names": list(FEATURE_NAMES),
+            "decision": "small iff P(small) >= 0.5",
         }
+
+
+def _confusion(state: np.ndarray, pred: np.ndarray, mask: np.ndarray) -> dict:
+    """The confusion metrics of the jobs of ``mask`` (small = the positive class; state 1 = truly small)."""
+    truth = state[mask] == 1
+    p = pred[mask]
+    return confusion_metrics(int(np.sum(truth & p)), int(np.sum(~truth & p)),
+                             int(np.sum(~truth & ~p)), int(np.sum(truth & ~p)))

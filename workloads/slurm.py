@@ -371,16 +371,7 @@ def _read(path: Path, source: str, lines: Iterator[tuple[int, str]], procs: int 
     for swf, case in no_limit:
         swf[8] = limits_seen.get(swf[15], overall)
         counts[case] += 1
-    if procs is not None:
-        m = limits.procs(procs, "--procs")
-    elif max_alloc > 0:
-        m = limits.procs(max_alloc, f"{path}: the largest allocation")
-        if inform is not None:
-            inform(f"{path}: machine size {m} processors, the largest allocation in the dump "
-                   "(give --procs M for the machine's real size)")
-    else:
-        raise WorkloadError(f"{path}: no job of the dump ran ({records} records; "
-                            f"{_dropped_text(counts)}): nothing to schedule")
+    m = _machine_size(path, procs, max_alloc, records, counts, inform)
     if shifted_hour and timezone is None and inform is not None:
         inform(f"{path}: {shifted_hour} jobs' End - Start differs from Elapsed by exactly one hour: sacct printed "
                "local times across a daylight-saving change; give --timezone (the cluster's zone)")
@@ -402,6 +393,22 @@ def _read(path: Path, source: str, lines: Iterator[tuple[int, str]], procs: int 
     return Trace(jobs=jobs, max_procs=m, name=name if name is not None else dump_name(path),
                  header=header, unix_start_time=t0, timezone=clock.name, cleaning=cleaning_counts, source=source,
                  header_lines=tuple(header_lines))
+
+
+def _machine_size(path: Path, procs: int | None, max_alloc: int, records: int, counts: dict[str, int],
+                  inform: Callable[[str], None] | None) -> int:
+    """m: ``--procs`` when given, else the largest allocation in the dump (said, since a dump rarely shows the
+    whole machine busy); no job that ran is an error naming what the records were."""
+    if procs is not None:
+        return limits.procs(procs, "--procs")
+    if max_alloc > 0:
+        m = limits.procs(max_alloc, f"{path}: the largest allocation")
+        if inform is not None:
+            inform(f"{path}: machine size {m} processors, the largest allocation in the dump "
+                   "(give --procs M for the machine's real size)")
+        return m
+    raise WorkloadError(f"{path}: no job of the dump ran ({records} records; "
+                        f"{_dropped_text(counts)}): nothing to schedule")
 
 
 def _record(fields: list[str], ix: dict[str, int | None], cols: _Columns, clock: _Clock, names: tuple,

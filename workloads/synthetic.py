@@ -171,15 +171,7 @@ def generate(
     ``variant`` is ``"typeless"`` (one job population, as ``lublin_256``) or
     ``"typed"`` (batch and interactive streams, mostly short interactive jobs).
     """
-    limits.jobs(n_jobs, "n_jobs")
-    limits.procs(procs, "procs")
-    limits.seed(seed, "seed")
-    if not 0 < load <= 2:
-        raise WorkloadError(f"load must be in (0, 2], not {load!r}")
-    if n_users < 1:
-        raise WorkloadError(f"n_users must be positive, not {n_users!r}")
-    if variant not in VARIANTS:
-        raise WorkloadError(f"unknown model variant {variant!r}; choose from {sorted(VARIANTS)}")
+    _check_arguments(n_jobs, procs, seed, load, n_users, variant)
     n, m = int(n_jobs), int(procs)
     rng = np.random.default_rng(seed)
 
@@ -225,10 +217,27 @@ def generate(
                   walltime=int(walltimes[i]), user=int(users[i]), queue=int(kind_sel[i]), status=1)
         for i in range(n)
     ]  # fmt: skip
-    note = (
-        f"Lublin-Feitelson (2003) model, bftune synthetic.generate(n_jobs={n}, procs={m}, "
-        f"seed={seed}, load={load}, n_users={n_users}, variant={variant!r})"
-    )
+    return _trace(jobs, m, start, f"n_jobs={n}, procs={m}, seed={seed}, load={load}, n_users={n_users}, "
+                                  f"variant={variant!r}", f"lublin-{variant}-{n}j-{m}p-s{seed}")
+
+
+def _check_arguments(n_jobs: int, procs: int, seed: int, load: float, n_users: int, variant: str) -> None:
+    """Every argument of :func:`generate` within its limits, before any draw (one WorkloadError naming it)."""
+    limits.jobs(n_jobs, "n_jobs")
+    limits.procs(procs, "procs")
+    limits.seed(seed, "seed")
+    if not 0 < load <= 2:
+        raise WorkloadError(f"load must be in (0, 2], not {load!r}")
+    if n_users < 1:
+        raise WorkloadError(f"n_users must be positive, not {n_users!r}")
+    if variant not in VARIANTS:
+        raise WorkloadError(f"unknown model variant {variant!r}; choose from {sorted(VARIANTS)}")
+
+
+def _trace(jobs: list[JobRecord], m: int, start: int, arguments: str, name: str) -> Trace:
+    """The generated jobs as a trace with an archive-like header that says how to make them again."""
+    n = len(jobs)
+    note = f"Lublin-Feitelson (2003) model, bftune synthetic.generate({arguments})"
     header = {
         "Version": "2.2",
         "Computer": "synthetic",
@@ -242,7 +251,7 @@ def generate(
     return Trace(
         jobs=jobs,
         max_procs=m,
-        name=f"lublin-{variant}-{n}j-{m}p-s{seed}",
+        name=name,
         header=header,
         unix_start_time=start,
         timezone="UTC",

@@ -225,14 +225,7 @@ def _run_in(out: Path, shown: Path, trace: Trace, config: SchedulerConfig, exe: 
     dynamic = config.needs_dynamic_jobs if dynamic_jobs is None else dynamic_jobs
 
     driver = BatsimDriver(config.build)
-    # An IPC socket in a folder of its own (mode 700) unless a TCP port was asked for; the folder goes at the end.
-    sockets = Path(tempfile.mkdtemp(prefix="bftune-")) if port is None else None
-    try:
-        sock, endpoint = bind_rep(f"ipc://{sockets}/batsim" if sockets is not None else None, port=port)
-    except BatsimConnectionError as exc:
-        if sockets is not None:
-            shutil.rmtree(sockets, ignore_errors=True)
-        raise BatsimPortError(f"{exc} (choose another --port, or leave it out to use an IPC socket)") from None
+    sock, endpoint, sockets = _bind(port)
     proc: subprocess.Popen | None = None
     watch: int | None = None
     failure: list[BaseException] = []
@@ -306,7 +299,33 @@ def _run_in(out: Path, shown: Path, trace: Trace, config: SchedulerConfig, exe: 
     jobs_csv = out / "out_jobs.csv"
     if not jobs_csv.exists():
         raise BatsimRunError(f"batsim finished but wrote no out_jobs.csv. Log {log_shown}:\n{_tail(log_path)}")
-    df = read_out_jobs(jobs_csv)
+    summary = _summary(read_out_jobs(jobs_csv), trace, config, tau, wall, connection, driver,
+                       {"version": version, "executable": str(exe), "endpoint": endpoint, "command": cmd,
+                        "messages": connection.messages, "driver": driver.stats.as_dict(), "dynamic_jobs": dynamic})
+    write_summary(summary, out)
+    return summary
+
+
+def _bind(port: int | None):
+    """The scheduler's REP socket, its endpoint, and the private folder of its IPC socket (None with a port).
+
+    An IPC socket in a folder of its own (mode 700) unless a TCP port was asked for; the caller removes the
+    folder at the end.
+    """
+    sockets = Path(tempfile.mkdtemp(prefix="bftune-")) if port is None else None
+    try:
+        sock, endpoint = bind_rep(f"ipc://{sockets}/batsim" if sockets is not None else None, port=port)
+    except BatsimConnectionError as exc:
+        if sockets is not None:
+            shutil.rmtree(sockets, ignore_errors=True)
+        raise BatsimPortError(f"{exc} (choose another --port, or leave it out to use an IPC socket)") from None
+    return sock, endpoint, sockets
+
+
+def _summary(df, trace: Trace, config: SchedulerConfig, tau: float, wall: float, connection: Connection,
+             driver: BatsimDriver, batsim: dict) -> dict:
+    """summary.json of a finished Batsim run: the metrics of its out_jobs.csv, then what the run cost and how
+    Batsim was run (kept apart from the run itself, which is about processes and failures)."""
     sched = connection.busy_seconds
     extra = {
         "backend": "batsim",
@@ -314,17 +333,13 @@ def _run_in(out: Path, shown: Path, trace: Trace, config: SchedulerConfig, exe: 
         "scheduler_seconds": round(sched, 3),
         "scheduler_share": round(sched / wall, 4) if wall > 0 else None,
         "scheduler_phases": {k: round(v, 3) for k, v in connection.phases(driver).items()},
-        "batsim": {"version": version, "executable": str(exe), "endpoint": endpoint, "command": cmd,
-                   "messages": connection.messages, "driver": driver.stats.as_dict(),
-                   "dynamic_jobs": dynamic},
+        "batsim": batsim,
     }
     if driver.warnings:
         extra["warnings"] = list(driver.warnings)
     assert driver.core is not None, "made at SIMULATION_BEGINS, which a finished run had"
     extra.update(driver.core.report())
-    summary = build_summary(df, m, tau, config.to_dict(), trace.cleaning, workload_info(trace), extra)
-    write_summary(summary, out)
-    return summary
+    return build_summary(df, trace.max_procs, tau, config.to_dict(), trace.cleaning, workload_info(trace), extra)
 
 
 def _run_error(exc: BaseException, driver: BatsimDriver, log_path: Path, log_shown: Path) -> BatsimRunError:
