@@ -75,7 +75,7 @@ def user_env(tmp: Path, bin_dir: Path) -> dict:
 def test_the_wheel_and_the_sdist_hold_the_package_and_its_data(dist):
     wheel = next(dist.glob("bftune-*.whl"))
     names = set(zipfile.ZipFile(wheel).namelist())
-    for needed in ("bftune/__init__.py", "bftune/api.py", "bftune/experiments/cli.py",
+    for needed in ("bftune/__init__.py", "bftune/api.py", "bftune/experiments/cli/main.py", "bftune/support/files.py",
                    "bftune/experiments/reproduce/command.py", "bftune/experiments/studies/s004/published.toml",
                    "bftune/schedulers/core/fits/Lin.json", "bftune/platforms/zero_lat_16.xml",
                    "bftune/experiments/configs/tiny_synthetic_offline.toml"):
