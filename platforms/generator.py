@@ -1,6 +1,6 @@
 """Zero-latency Batsim platforms whose resource ids equal the host numbers.
 
-Why not reuse ``shared/batsim/platforms/zero_lat_100.xml``: it declares its
+Why not reuse Batsim's recorded ``zero_lat_100.xml`` platform: it declares its
 hosts with ``<cluster prefix="h" radical="0-99">``, i.e. ``h0 .. h99``, and
 Batsim numbers compute resources in *lexicographic* order of host name, so
 there resource 2 is ``h10``, not ``h2``.  A SimGrid ``radical`` cannot

@@ -1,6 +1,6 @@
 """Batsim workload JSON: write a Trace the way the golden converter did, and read one back.
 
-The writer reproduces ``shared/batsim/workloads/*.json`` byte for byte (same
+The writer reproduces the workloads Batsim's own converter wrote byte for byte (same
 key order, same line layout), so a workload we convert can be diffed against
 the golden one and fed to the same Batsim runs:
 

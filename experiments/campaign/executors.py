@@ -9,7 +9,7 @@
 each one's result, or the exception that lost it, as it finishes; the
 coordinator (``runner.py``) does the rest the same way for all three.
 
-Worker processes and faults (issue 12):
+Worker processes and faults:
 
 - a worker whose coordinator dies - even by SIGKILL - exits at once: each
   worker watches the coordinator's end of a pipe (and its parent's sentinel)

@@ -15,10 +15,10 @@ from bftune.workloads.limits import MAX_PROCS, MAX_SEED  # one definition for ev
 
 #: Weeks of one resampled trace (or half).
 MAX_WEEKS = 1_000
-WEEKS_WHY = "about 19 years; the studies use 250 and 104"
+WEEKS_WHY = "about 19 years; a few hundred weeks already make a trace of several years"
 #: Resampled traces of an online campaign.
 MAX_RESAMPLES = 10_000
-RESAMPLES_WHY = "the study uses 60"
+RESAMPLES_WHY = "tens of resampled traces already bound the noise of a mean"
 #: Runs of one campaign (campaign.json lists them all; one file per run).
 MAX_RUNS = 100_000
 #: ``synthetic:N:M``: ten times the largest archive trace (CEA-Curie: 290,124 jobs); machines up to

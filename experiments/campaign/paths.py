@@ -17,7 +17,7 @@ GENERATED = ("synthetic:", "lublin:")
 def trace_key(trace: str) -> str:
     """A trace source as a run's identity: a file as its absolute, normalised path, a generated source as is.
 
-    A relative path is relative to the repository root (as in a config), so ``../shared/workloads/X.swf.gz``
+    A relative path is relative to the repository root (as in a config), so ``traces/X.swf.gz``
     and the same file named absolutely are one run, not two. Symbolic links are left alone: resolving them
     would tie a run's id to how a machine mounts its traces, and runs are copied between machines.
     """

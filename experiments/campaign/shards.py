@@ -23,7 +23,8 @@ from dataclasses import dataclass
 from bftune.experiments.campaign.kinds import get_kind
 from bftune.experiments.campaign.specs import CampaignError, RunSpec
 
-#: More parts than this would leave most of them empty for any campaign of the studies' sizes.
+#: More parts than this would leave most of them empty for any campaign of a realistic size (hundreds to
+#: tens of thousands of runs).
 MAX_PARTS = 10_000
 
 

@@ -235,7 +235,7 @@ def aggregate(wait: Sequence[float] | None = None, bsld: Sequence[float] | None 
 
     Every table of a set of jobs calls this: a run's summary (:func:`summarize`), a week or window of an
     offline or index campaign (:func:`period_metrics`), a period or a job class of a classification campaign,
-    a judged week of ``bftune tune``, the studies' tables.  Which jobs form the set (which runs count) is the
+    a judged week of ``bftune tune``, the reproductions' tables.  Which jobs form the set (which runs count) is the
     caller's explicit choice, made when it builds the per-job values: every caller so far takes each job's
     final run (killed runs merged onto their job, their waiting time from the job's first submission) and
     leaves rejected jobs out (:func:`merged_runs`).  A caller that has only waits, or only slowdowns, gives
@@ -376,7 +376,7 @@ def summarize(cols: Columns, m: int, tau: float = 10.0) -> dict:
         "max_bsld": agg.max_bsld,
         "mwbs": agg.mwbs,
         "utilization": work / (m * span) if span > 0 else math.nan,
-        # The PV-EASY study's Table 5: all work done, killed runs included, and the killed runs'
+        # PV-EASY's load figures: all work done, killed runs included, and the killed runs'
         # work alone, over m x (last end - first submission) - the capacity of "utilization".
         "total_load": (work + wasted) / (m * span) if span > 0 else math.nan,
         "wasted_load": wasted / (m * span) if span > 0 else math.nan,
@@ -387,7 +387,7 @@ def summarize(cols: Columns, m: int, tau: float = 10.0) -> dict:
         "killed_runs": killed_runs,
         "restarted_jobs": n_restarted,
         "killed_jobs": n_restarted,  # jobs killed at least once (each was restarted)
-        "preempted_share": n_restarted / n,  # the PV-EASY study's "# JobPreempted / # Total Job"
+        "preempted_share": n_restarted / n,  # preempted jobs over all jobs (PV-EASY's measure of preemption)
         "wasted_work": wasted,
         "mean_kills_per_restarted_job": mean_kills,
         "mean_rtw": mean_rtw,
@@ -411,14 +411,14 @@ def _slowdowns(bsld: np.ndarray, q: np.ndarray, mask: np.ndarray, prefix: str) -
 
 
 def fairness_metrics(cols: Columns, per_job: dict, m: int, tau: float = 10.0) -> dict:
-    """The fairness monitor's per-job findings joined with the out_jobs table (the PV-EASY study).
+    """The fairness monitor's per-job findings joined with the out_jobs table (docs/semantics/scheduling.md#pv-easy).
 
     ``per_job`` is ``FairnessMonitor``'s ``fairness_jobs`` report (blocked and
     backfilled job ids, reservation violations as id -> delay from
     reservation).  Returns the slowdowns of blocked jobs (MBS, MWBS), all and
-    grouped by size: big when q > m/4 (the study's Figures 2-3), and for the
-    reservation violations the mean parallelism of the victims and the
-    slowdown increment delay / max(p, tau) of each (its Table 2).  numpy,
+    grouped by size: big when q > m/4, and for the reservation violations the
+    mean parallelism of the victims and the slowdown increment
+    delay / max(p, tau) of each.  numpy,
     imported here: this runs only with ``--fairness``.
     """
     import numpy as np

@@ -87,7 +87,7 @@ PRESETS: dict[str, Preset] = {DEFAULT.name: DEFAULT}
 
 
 def add_presets(presets: Iterable[Preset]) -> None:
-    """Make ``presets`` known by name (the command line adds the studies').
+    """Make ``presets`` known by name (the command line adds those of the published studies' folders).
 
     Adding the same preset again is harmless (the command line's parser may be built more than once);
     another preset under a known name is an error, as is a former name.

@@ -69,7 +69,7 @@ def per_period(df: pd.DataFrame, period: float, tau: float = 10.0, origin: float
 
 
 def cumulative_bsld(df: pd.DataFrame, tau: float = 10.0) -> pd.DataFrame:
-    """Cumulative bounded slowdown over time (by job completion): the curve the studies plot."""
+    """Cumulative bounded slowdown over time (by job completion): the curve classification results are plotted as."""
     jobs = job_table(df)
     jobs["bsld"] = bounded_slowdown(jobs, tau)
     jobs = jobs.sort_values(["end", "job"])

@@ -6,7 +6,7 @@ A candidate is a set of scheduler options by their option-table names
 number of *warm-up* weeks simulated before each judged week (a learned
 component needs history; 0 for the rest).  Families (``--candidates``):
 
-- ``pairs`` (the default, study 000's search space): EASY with primary order
+- ``pairs`` (the default: offline tuning's search space): EASY with primary order
   Pr and backfilling order Pb from the policy registry (``--policies``,
   default FCFS LCFS SPF LPF SQF LQF LEXP) under each waiting-time threshold
   (``--thresholds``, default 20h): 7 x 7 x 1 = 49 candidates.
@@ -55,7 +55,7 @@ REQUIRES = {
                  "every day; full and noisy feedback re-simulate each past day under each of the 12 policies "
                  "inside the scheduler (about 12 times the scheduling work), the bandit needs only the waits "
                  "of finished jobs. Judged on week-long simulations here, a selector has at most 6 days of "
-                 "history each time (study 001 ran two-year traces).",
+                 "history each time (online selection is usually judged on traces of years).",
     "pv-easy": "kills and requeues running jobs of the shadow load (PV-EASY) - jobs must be restartable from "
                "scratch, and Batsim needs dynamic jobs - and plans with Last Model predictions (the runtime "
                "ratio of the user's last finished job), which the scheduler must keep per user.",

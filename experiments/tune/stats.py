@@ -2,7 +2,7 @@
 
 **Ratios.**  Every candidate is judged week by week against EASY-FCFS-FCFS on
 the *same* resampled week: r = objective(candidate) / objective(baseline), as
-study 000 does (a week where the baseline's value is 0 counts 1 if the
+the offline campaign does (a week where the baseline's value is 0 counts 1 if the
 candidate's is 0 too, else it has no ratio and is left out).  The mean of r over
 weeks is what a candidate is ranked by; gain = 1 - mean(r).
 
@@ -12,7 +12,7 @@ the current leader L (the lowest mean ratio among the candidates that meet the
 MaxWait limit), d_w = r_c,w - r_L,w.  c is dropped when a one-sided paired
 t-test says mean(d) > 0 at level alpha / (k - 1) (Bonferroni over the k - 1
 comparisons of the stage; alpha = 0.05).  Why this test: the ranking is by the
-*mean* ratio (study 000's criterion), so the test is on the mean of the paired
+*mean* ratio (offline tuning's criterion), so the test is on the mean of the paired
 differences; a rank test (Wilcoxon) would test the median difference, which can
 disagree with the mean on skewed weekly ratios.  Pairing removes the week's own
 difficulty (a busy week is busy for every candidate), which is most of the
@@ -45,7 +45,7 @@ LEVEL = 0.95
 
 
 def ratio(values: np.ndarray, baseline: np.ndarray) -> np.ndarray:
-    """Week-by-week ``values / baseline``: 0/0 is 1, x/0 is undefined (NaN), as in study 000's report."""
+    """Week-by-week ``values / baseline``: 0/0 is 1, x/0 is undefined (NaN), as in the offline campaign's tables."""
     values = np.asarray(values, dtype=float)
     baseline = np.asarray(baseline, dtype=float)
     out = np.full(values.shape, math.nan)

@@ -1,6 +1,6 @@
 """One simulated week: the unit ``bftune tune`` runs, stores and judges (worker side).
 
-Weeks are study 000's (and the offline campaign's, ``kinds/offline.py``): each
+Weeks are the offline campaign's (``kinds/offline.py``): each
 half of the trace (split at its temporal midpoint) is resampled per user and
 week (docs/semantics/workloads.md#resampling) with the seed ``derive_seed(seed, "offline", half)``, and week w
 of that resampled trace is simulated alone, from an empty machine, until its

@@ -4,8 +4,8 @@
 writes ``fits/<Family>.json`` (the index functions), ``coefficients.csv``
 (one row per feature: coefficient and VIF of every family), ``fits.csv``
 (one row per family: MAE, weighted RSS, rows) and ``fits.md`` (the same as
-markdown), and plots.  A published study's figures beside these are the
-study's business: its reproduction reads the stored ``fits/*.json``.
+markdown), and plots.  Setting published figures beside these is a
+reproduction's business: it reads the stored ``fits/*.json``.
 """
 
 from __future__ import annotations

@@ -238,7 +238,7 @@ SHIPPED_DIR = Path(_core_package.__path__[0]) / "fits"
 
 
 def shipped_policies() -> list[PolynomialPolicy]:
-    """The fits of the paper-scale run shipped with bftune (``fits/<Family>.json``), as named policies."""
+    """The fits of the full-size collection shipped with bftune (``fits/<Family>.json``), as named policies."""
     out = []
     for family in FAMILIES:
         path = SHIPPED_DIR / f"{family}.json"

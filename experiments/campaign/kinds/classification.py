@@ -11,11 +11,11 @@ one kind of its errors corrected from the true runtimes: what each kind of
 error costs, between ``rf`` and ``class-clairvoyant``), and
 ``easy++`` (no classifier: Tsafrir et al.'s EASY++, the policy's EASY
 planning with EASY++'s runtime predictor - the mean of the user's last two
-runtimes - and backfilling the shortest prediction first: study 004's Table 7
-compares with it) and ``avg2`` (the same predictor, backfilling in the
+runtimes - and backfilling the shortest prediction first: the classic
+prediction-based baseline) and ``avg2`` (the same predictor, backfilling in the
 policy's own order: EASY++ without its shortest-first backfilling).  One run = one (trace, policy,
 variant) on the **whole trace, not resampled**, on its header's machine
-size; tau = 60 s by default (the classifier study's).  Every classified
+size; tau = 60 s by default (the usual tau for job-level slowdowns).  Every classified
 run's forest uses ``[campaign] seed`` itself as its seed (common random
 numbers across variants and policies).  Per run the campaign stores:
 
@@ -52,15 +52,15 @@ numbers across variants and policies).  Per run the campaign stores:
 
 Section ``[classification]`` (every key but traces optional)::
 
-    traces = ["../shared/workloads/KTH-SP2-1996-2.1-cln.swf.gz", "synthetic:4500:64:1"]   # required
+    traces = ["archive:KTH-SP2", "synthetic:4500:64:1"]   # required
     policies = ["FCFS", "WFP3", "SPF", "SAF"]
     variants = ["base", "rf", "rf-no-safeguard", "class-clairvoyant", "runtime-clairvoyant"]
                                # on request also "easy++", "avg2", "rf-no-false-large", "rf-no-false-small"
     features = "weekly"        # or "live" (docs/semantics/learning.md#classification)
-    learning = "online"        # or "decoupled" (study 004's pipeline: bftune.learning.decoupled)
+    learning = "online"        # or "decoupled" (weekly batch learning: bftune.learning.decoupled)
     threshold = "inf"          # Theta of EASY, wrapping the small-first queue (none by default)
     divider_window = "1w"      # the classifier's divider: median runtime of the jobs finished in the
-                               # last 1w (the study's text) or "inf" (every job finished so far);
+                               # last 1w (the default) or "inf" (every job finished so far);
                                # online learning only.  The reference classes below keep 1w.
     safeguard_period = "1w"    # the safeguard checks the small jobs every 1w instead of killing each at
                                # its start + the divider (the default); the variants with a safeguard only

@@ -2,18 +2,17 @@
 
 The rules: docs/semantics/learning.md#learned-index-policies.
 
-The study of ``../shared/seeds/002_*`` evaluates its learned functions
-against FCFS, SPF, SAF, WFP3, UNICEF and F1-F4 in two scenarios, each a list
-of *sources* cut into windows:
+The kind evaluates learned index functions against FCFS, SPF, SAF, WFP3,
+UNICEF and F1-F4 in two scenarios, each a list of *sources* cut into windows:
 
-- ``lublin`` (its Figure 1): Lublin-Feitelson sequences on 256 processors,
+- ``lublin`` (a clean model): Lublin-Feitelson sequences on 256 processors,
   scheduled with the **actual runtimes** (p~ := p: every job's walltime is
   its runtime) and **no backfilling** (strict order of the policy).  The
   sequences are the first ``lublin_sequences`` (50) full windows of one
   synthetic trace generated for the purpose, seed ``lublin_seed`` (2023: not
   the training collection's seed 1, so the policies are not evaluated on the
   jobs they were fitted on);
-- ``archive`` (its Figure 2): every full window of each trace of ``traces``,
+- ``archive`` (real workloads): every full window of each trace of ``traces``,
   with the **requested runtimes** and **EASY backfilling** (both queues in
   the policy's order, count model); with ``no_backfilling`` also without it,
   which gives each policy's gain from backfilling.
@@ -26,8 +25,8 @@ window is a workload of its own, as a Batsim workload cut from the trace
 would be, so r - the submission time F1-F4 and the learned functions read -
 is the window's own clock, from 0 to L.  With ``clock_ablation`` the
 policies whose order depends on r's origin (F1-F4 and the learned ones) also
-run with the trace's clock, in the study's two scenarios (the report's
-ablation: how much the r terms then dominate).
+run with the trace's clock, in both scenarios (the report's ablation: how
+much the r terms then dominate).
 
 One run = one (scenario, source, policy, backfilling, clock) over all the
 source's windows; the spec's ``split`` field says how the source is cut
@@ -36,8 +35,8 @@ window (tau = 10 s), and their median and quartiles over windows.
 
 Section ``[index]`` (every key optional)::
 
-    traces = ["../shared/workloads/KTH-SP2-1996-2.1-cln.swf.gz", "synthetic:3000:64:3"]   # Figure 2 ([]: none)
-    lublin_sequences = 50      # Figure 1 (0: none)
+    traces = ["archive:KTH-SP2", "synthetic:3000:64:3"]   # the archive scenario ([]: none)
+    lublin_sequences = 50      # the lublin scenario (0: none)
     lublin_procs = 256
     lublin_seed = 2023
     policies = ["FCFS", "SPF", "SAF", "WFP3", "UNICEF", "F1", "F2", "F3", "F4", "Lin", "Qdr", "Cub", "Qua"]
@@ -161,7 +160,7 @@ def expand(t: Section, workload: dict, seed: int, tau: float) -> Expansion:
         for clock in CLOCKS if ablation else CLOCKS[:1]:
             for backfill in modes:
                 if clock == "trace" and scenario == "archive" and not backfill:
-                    continue  # the ablation in the study's two scenarios only
+                    continue  # the ablation in the two scenarios only (with backfilling on archive traces)
                 for policy in policies:
                     if clock == "trace" and policy not in CLOCK_DEPENDENT and not policy.startswith("learned:"):
                         continue  # FCFS, SPF, SAF, WFP3, UNICEF do not depend on r's origin

@@ -36,7 +36,7 @@ first...), for analyses that compare runs job by job.
 
 Section ``[pv-easy]`` (every key but traces optional)::
 
-    traces = ["../shared/workloads/CTC-SP2-1996-3.1-cln.swf.gz", "../shared/workloads/SDSC-BLUE-2000-4.2-cln.swf.gz"]
+    traces = ["archive:CTC-SP2", "archive:SDSC-BLUE"]
     procs = [430, 1152]
     cleaning = "ran"
     policy = "FCFS"

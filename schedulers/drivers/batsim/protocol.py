@@ -1,8 +1,8 @@
 """Batsim 4 protocol: one typed, validated dataclass per event type.
 
 A Batsim message is ``{"now": <float>, "events": [<event>, ...]}`` and an
-event is ``{"timestamp": <float>, "type": <str>, "data": {...}}`` (see
-``shared/batsim/README.md``).  ``parse_message`` turns a decoded JSON dict
+event is ``{"timestamp": <float>, "type": <str>, "data": {...}}`` (Batsim
+4.2's protocol documentation; docs/semantics/scheduling.md#batsim-semantics).  ``parse_message`` turns a decoded JSON dict
 into a :class:`Message` of typed events, checking every field the scheduler
 relies on; anything malformed or unknown raises :class:`ProtocolError` whose
 text names the message time, the event index and type and the field, e.g.::
