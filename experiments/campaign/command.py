@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 
 from bftune.experiments.campaign.config import load_config
+from bftune.experiments.campaign.paths import config_summary, find_config, shipped_configs
 from bftune.experiments.campaign.runner import format_failures, run_campaign
 from bftune.experiments.campaign.shards import Shard
 from bftune.experiments.campaign.specs import CampaignError
@@ -60,12 +61,21 @@ def main(args: argparse.Namespace) -> int:
                 target = args.config
             print(f"wrote {report_only(target)}")
             return 0
+        if getattr(args, "list", False):
+            for name, path in shipped_configs().items():
+                print(f"{name:<34} {config_summary(path)}")
+            return 0
         if not args.config:
-            raise CampaignError("give a campaign config: bftune campaign CONFIG --out DIR")
+            raise CampaignError("give a campaign config: bftune campaign CONFIG --out DIR (CONFIG: a TOML file or a "
+                                "shipped config's name, `bftune campaign --list`)")
         if args.out is None:
             raise CampaignError("give the output directory: --out DIR")
         shard = Shard.parse(args.shard) if args.shard is not None else None
-        campaign = load_config(args.config, data_option(args.data))
+        config = find_config(args.config)
+        if config is None:
+            raise CampaignError(f"{args.config}: no such file, nor a shipped config (shipped: "
+                                f"{', '.join(shipped_configs())})")
+        campaign = load_config(config, data_option(args.data))
         outcome = run_campaign(campaign, args.out, workers=args.workers, dask=args.dask,
                                progress=not args.no_progress,
                                specs=shard.select(campaign.specs) if shard else None,

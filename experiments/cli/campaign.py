@@ -28,12 +28,15 @@ def add_campaign_parser(subparsers) -> argparse.ArgumentParser:
         "campaign", help="run a campaign of simulations from a TOML config (offline tuning, online selection, "
                          "classification...: the kinds of docs/guides/campaigns.md)",
         description="Run every simulation of a campaign config, in parallel, storing each run as it finishes; "
-                    "an interrupted campaign resumes where it stopped. Shipped configs: "
-                    f"{CONFIG_DIR}. Relative trace paths in configs are relative to the repository root; "
+                    "an interrupted campaign resumes where it stopped. CONFIG is a TOML file or the name of a "
+                    "shipped config (`bftune campaign --list` lists them, from "
+                    f"{CONFIG_DIR}). Relative trace paths in configs are relative to the repository root; "
                     "archive:NAME names a trace of the catalogue, found in the --data directory. "
                     "Exit status: 0 done, 1 some runs failed, 2 bad config, directory or option (or the directory "
                     "is locked by another campaign), 130 interrupted (SIGINT), 143 terminated (SIGTERM).")
-    p.add_argument("config", nargs="?", help="campaign TOML file (with --report-only: the campaign directory)")
+    p.add_argument("config", nargs="?", help="campaign TOML file or a shipped config's name (with --report-only: the "
+                                             "campaign directory)")
+    p.add_argument("--list", action="store_true", help="list the shipped configs with what each runs, and stop")
     p.add_argument("--out", metavar="DIR", help="campaign directory (results, tables, report)")
     p.add_argument("--dask", metavar="ADDRESS", help="run on this Dask scheduler (e.g. tcp://host:8786)")
     p.add_argument("--workers", type=int, metavar="N",

@@ -92,3 +92,18 @@ def test_shipped_configs_expand_to_the_paper_campaigns():
 
     quick = load_config(CONFIG_DIR / "online_selection_quick.toml")
     assert len(quick.specs) == 3 * per_trace
+
+
+def test_a_shipped_config_is_found_by_name_and_listed(tmp_path, capsys, monkeypatch):
+    from bftune.experiments.cli.main import main
+
+    monkeypatch.chdir(tmp_path)  # not the checkout: the name is looked up among the package's own configs
+    assert main(["campaign", "--list"]) == 0
+    listed = capsys.readouterr().out
+    assert "tiny_synthetic_offline" in listed and "2 x 2 pairs" in listed
+    assert main(["campaign", "tiny_synthetic_offline", "--out", "c", "--workers", "1", "--no-progress"]) == 0
+    assert "16 runs done" in capsys.readouterr().out and (tmp_path / "c" / "summary_offline.csv").is_file()
+    assert main(["campaign", "no_such_config", "--out", "d"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("bftune: error: no_such_config: no such file, nor a shipped config (shipped: ")
+    assert "\n" not in err and "tiny_synthetic_offline" in err and not (tmp_path / "d").exists()
