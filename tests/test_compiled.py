@@ -297,12 +297,12 @@ def test_a_damaged_real_build_breaks_no_command(real_build, tmp_path, damage):
     env = {**os.environ, "BFTUNE_CACHE_DIR": str(cache), compiled.SWITCH: "auto"}
     commands = [["policies"], ["simulate", "--synthetic", "300", "--procs", "16", "--out", str(tmp_path / "o")],
                 ["accelerate", "--status"], ["accelerate", "--prune"]]
-    for command in commands:
-        done = subprocess.run(CLI + command, env=env, capture_output=True, text=True, timeout=300)
-        assert done.returncode == 0, (command, done.returncode, done.stderr)
+    for args in commands:
+        done = subprocess.run(CLI + args, env=env, capture_output=True, text=True, timeout=300)
+        assert done.returncode == 0, (args, done.returncode, done.stderr)
         (line,) = done.stderr.splitlines()
         assert "is not used" in line and str(build) in line and "running interpreted" in line, line
-        if command == ["accelerate", "--status"]:
+        if args == ["accelerate", "--status"]:
             assert done.stdout.startswith("core: interpreted (the build for these sources is not used")
     assert (tmp_path / "o" / "out_jobs.csv").is_file()
     rebuilt = subprocess.run(CLI + ["accelerate"], env={**env, "CC": "no-such-compiler-here"}, capture_output=True,

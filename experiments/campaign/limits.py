@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 
-from bftune.workloads.limits import MAX_PROCS, MAX_SEED  # one definition for every entry point
+from bftune.workloads.limits import MAX_PROCS, MAX_SEED  # noqa: F401 - re-exported: one definition for every entry point
 
 #: Weeks of one resampled trace (or half).
 MAX_WEEKS = 1_000

@@ -42,9 +42,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from bftune.learning.index import PROCS as DEFAULT_PROCS
-from bftune.learning.index import QUEUE as DEFAULT_QUEUE
+from bftune.learning.index import QUEUE as DEFAULT_QUEUE  # noqa: F401 - re-exported (collect.Settings' defaults)
 from bftune.learning.index import TAU as DEFAULT_TAU
-from bftune.learning.index import WARMUP as DEFAULT_WARMUP
+from bftune.learning.index import WARMUP as DEFAULT_WARMUP  # noqa: F401 - re-exported (collect.Settings' defaults)
 
 #: Trials simulated per array batch: the chunking never changes results (the
 #: permutations are drawn batch by batch from one seeded stream in a fixed

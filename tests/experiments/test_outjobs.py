@@ -19,8 +19,7 @@ import sys
 
 import pytest
 from bftune.experiments.runs.metrics import summarize
-from bftune.experiments.runs.outjobs import (COLUMNS, RunColumns, format_out_jobs, runs_columns, whole_columns,
-                                        write_out_jobs)
+from bftune.experiments.runs.outjobs import COLUMNS, RunColumns, format_out_jobs, runs_columns, whole_columns
 from bftune.schedulers.drivers.local.runs import REJECTED, STATES, Run
 from bftune.workloads.batsim_json import profile_name
 

@@ -297,7 +297,7 @@ def main(argv: list[str]) -> int:
             raise SystemExit(134)
 
     if mode:
-        reply = exchange({"now": 0.0, "events": [begins(m, dynamic, workloads={"w0": os.path.abspath(workload)})]})
+        exchange({"now": 0.0, "events": [begins(m, dynamic, workloads={"w0": os.path.abspath(workload)})]})
         if mode.startswith("die"):
             print("fake batsim: crashing on purpose", flush=True)
             return 3

@@ -71,7 +71,7 @@ from bftune.schedulers.drivers.local.simulator import SimResult
 from bftune.workloads.model import Trace
 from bftune.schedulers.options import OPTIONS
 from bftune.workloads.cleaning import CLEANING_NAMES, check_cleaning
-from bftune.workloads.swf import CLEANINGS, dropped_jobs
+from bftune.workloads.swf import dropped_jobs
 
 MAIN = ("EASY", "EASY-Last", "PV-EASY")
 VIRTUAL = ("FCFS-EASY", "SJF-EASY", "PV-EASY")

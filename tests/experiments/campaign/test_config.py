@@ -6,7 +6,6 @@ import pytest
 from config_errors import config_error
 from bftune.experiments.campaign.config import load_config
 from bftune.experiments.campaign.paths import CONFIG_DIR
-from bftune.experiments.campaign.specs import CampaignError
 from locations import SHARED
 
 KTH = SHARED / "workloads" / "KTH-SP2-1996-2.1-cln.swf.gz"

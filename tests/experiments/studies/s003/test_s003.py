@@ -196,7 +196,7 @@ def test_sentences_compare_like_with_like_and_count_every_cell(reproduction, tex
     store = Store(reproduction)
     t = SYNTHETIC
     kept_last, kept_pv = (store.value("abl_expired", t, s, "avg_bsld") for s in ("EASY-Last", "PV-EASY"))
-    assert f"MBS (Figure 5): EASY-Last " in text and f"keeping them, EASY-Last {kept_last:.2f} and PV-EASY {kept_pv:.2f}" in text
+    assert "MBS (Figure 5): EASY-Last " in text and f"keeping them, EASY-Last {kept_last:.2f} and PV-EASY {kept_pv:.2f}" in text
     kept_last_w, kept_pv_w = (store.value("abl_expired", t, s, "mwbs") for s in ("EASY-Last", "PV-EASY"))
     assert f"keeping them, EASY-Last {kept_last_w:.2f} and PV-EASY {kept_pv_w:.2f}" in text  # MWBS (Figure 6) too
     summary = generic.virtual_summary(store.table(plan.MAIN))
