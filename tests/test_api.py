@@ -70,6 +70,7 @@ def test_read_workload_and_policies(tmp_path):
     assert bftune.policies()["SAF"] and "FCFS" in bftune.policies()
 
 
+@pytest.mark.slow
 def test_run_campaign_from_a_dict(tmp_path):
     config = {"campaign": {"kind": "offline", "name": "api", "seed": 1},
               "workload": {"trace": "synthetic:4500:16:3"},

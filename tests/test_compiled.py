@@ -234,6 +234,7 @@ def copy_of(cache: Path, target: Path) -> tuple[Path, Path]:
     return target, build
 
 
+@pytest.mark.slow
 @needs_build_tools
 def test_accelerate_builds_a_core_that_decides_as_the_interpreted_one(real_build, tmp_path):
     cache, done = copy_of(real_build[0], tmp_path / "cache")
@@ -287,6 +288,7 @@ DAMAGE = {
 }
 
 
+@pytest.mark.slow
 @needs_build_tools
 @pytest.mark.parametrize("damage", list(DAMAGE))
 def test_a_damaged_real_build_breaks_no_command(real_build, tmp_path, damage):
@@ -339,6 +341,7 @@ def test_a_build_that_cannot_be_installed_leaves_nothing_and_names_the_cache(tmp
     assert list(target.iterdir()) == []
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(accelerate.missing_tools() is not None,
                     reason=f"cannot build the compiled core here: {accelerate.missing_tools()}")
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGKILL], ids=["SIGTERM", "SIGKILL"])
@@ -364,6 +367,7 @@ def test_mypyc_dies_with_accelerate_and_nothing_half_built_is_used(tmp_path, sig
     assert run_probe(cache).stdout.split()[0] == "interpreted"
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(accelerate.missing_tools() is not None,
                     reason=f"cannot build the compiled core here: {accelerate.missing_tools()}")
 def test_a_build_that_fails_its_check_is_never_installed(tmp_path, monkeypatch):
@@ -374,6 +378,7 @@ def test_a_build_that_fails_its_check_is_never_installed(tmp_path, monkeypatch):
     assert not (tmp_path / "cache" / "compiled").exists()
 
 
+@pytest.mark.slow
 @needs_build_tools
 def test_the_compiled_batsim_driver_serves_a_whole_run(real_build, tmp_path):
     """``bftune batsim`` on the compiled core (the driver is compiled too) writes what the interpreted one writes,

@@ -14,6 +14,7 @@ import pytest
 from layers import arrows_against_the_layers, cycles, graph, modules
 
 
+@pytest.mark.slow
 def test_layers_import_only_along_the_allowed_arrows():
     assert arrows_against_the_layers(graph()) == []
 
@@ -27,6 +28,7 @@ def test_the_layer_check_sees_a_forbidden_arrow():
         "bftune.schedulers.drivers.batsim.driver -> bftune.schedulers.config (batsim driver -> config)"]
 
 
+@pytest.mark.slow
 def test_no_import_cycle():
     assert cycles(graph()) == []
 
@@ -35,6 +37,7 @@ def test_the_checker_sees_a_cycle():
     assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(m for m in modules() if not m.endswith("bftuneEasy")))
 def test_every_module_imports_alone_in_a_fresh_interpreter(name):
     proc = subprocess.run([sys.executable, "-c", f"import {name}"], capture_output=True, text=True, timeout=120)

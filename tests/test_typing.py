@@ -15,6 +15,7 @@ from locations import REPO
 pytest.importorskip("mypy", reason="mypy is in the dev dependency group (uv sync installs it)")
 
 
+@pytest.mark.slow
 def test_the_package_passes_mypy(tmp_path):
     (tmp_path / "bftune").symlink_to(REPO, target_is_directory=True)
     done = subprocess.run(

@@ -60,6 +60,7 @@ def test_the_phase_benchmark_times_every_phase_of_simulate(tmp_path, capsys):
     assert "numpy imported: False" in printed  # a small trace is parsed line by line, with no numpy
 
 
+@pytest.mark.slow
 def test_the_simulate_benchmark_times_bftune_on_a_trace_of_the_data_directory(tmp_path):
     """The whole script in a fresh process, its trace found by name in ``--data``, one configuration."""
     from bftune.workloads.swf_write import write_swf

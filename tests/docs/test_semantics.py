@@ -7,6 +7,8 @@ would leave the citations in code pointing nowhere without this test.
 
 from __future__ import annotations
 
+import pytest
+
 import re
 from pathlib import Path
 
@@ -52,6 +54,7 @@ def test_anchors_are_read_as_mkdocs_makes_them(tmp_path):
     assert anchors(page) == {"title", "other-job-sets-cleaning", "pv-easy"}
 
 
+@pytest.mark.slow
 def test_every_cited_semantics_anchor_exists():
     pages = {page.name: anchors(page) for page in SEMANTICS.glob("*.md")}
     cited = 0

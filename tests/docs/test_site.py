@@ -42,6 +42,7 @@ def site(tmp_path_factory) -> Path:
     return out
 
 
+@pytest.mark.slow
 def test_the_site_builds_in_strict_mode_with_every_page(site):
     for page in ("index.html", "reference/options/index.html", "reference/cli/index.html",
                  "reference/outputs/index.html", "reproductions/s004/index.html", "changelog/index.html"):
@@ -166,6 +167,7 @@ def test_the_user_docs_carry_no_issue_numbers(site):
     assert offenders == []
 
 
+@pytest.mark.slow
 def test_the_python_guide_examples_run():
     """Every ```python block of the Python guide that follows a `<!-- tested -->` line runs as it is."""
     text = (REPO / "docs" / "guides" / "python.md").read_text()

@@ -128,6 +128,7 @@ def test_cmd_batsim_reports_missing_batsim_without_traceback(tmp_path, capsys):
 # --- a full run against the stand-in ------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_run_against_the_stand_in_matches_local(fake, tmp_path):
     trace = small_trace()
     for options in ({"policy": "SAF", "threshold": "200s"}, {"kill_after": 40}):
@@ -187,6 +188,7 @@ def test_requeue_without_dynamic_jobs_names_the_flags(fake, tmp_path):
     ("close_child", "Batsim closed the connection in the middle of the simulation"),
     ("bad_event_child", "unknown event type 'BOGUS_EVENT'"),
 ])
+@pytest.mark.slow
 def test_failures_stop_everything_and_say_what_happened(fake, tmp_path, monkeypatch, mode, expected):
     monkeypatch.setenv("FAKE_BATSIM_MODE", mode)
     t0 = time.monotonic()
@@ -221,6 +223,7 @@ def test_cmd_batsim_prints_failures_as_one_error(fake, tmp_path, monkeypatch, ca
     assert_no_orphans(tmp_path)
 
 
+@pytest.mark.slow
 def test_batsim_talks_over_a_private_ipc_socket_unless_a_port_is_given(tmp_path, fake):
     """The default endpoint is a Unix socket in a folder of its own, removed after the run; --port: TCP."""
     trace = small_trace(40, 8, 4)

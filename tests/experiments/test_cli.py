@@ -153,6 +153,7 @@ def test_demo_runs_on_the_embedded_workload(capsys):
     assert "EASY-FCFS" in out and "EASY-SAF + 40h threshold" in out and "AVGbsld" in out
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not KTH.exists(), reason=f"archive trace not found at {KTH}")
 def test_simulate_the_issue_example_on_kth(tmp_path, capsys):
     out = tmp_path / "kth-saf"
@@ -164,6 +165,7 @@ def test_simulate_the_issue_example_on_kth(tmp_path, capsys):
     assert s["config"]["algorithm"] == "EASY(SAF+threshold(40h), SPF+threshold(40h))"
 
 
+@pytest.mark.slow
 def test_batsim_json_workload_with_a_smaller_machine_drops_and_counts_wide_jobs(tmp_path):
     wl = SHARED / "batsim" / "workloads" / "kth_sp2.json"
     if not wl.exists():
@@ -218,6 +220,7 @@ def test_preset_sets_cleaning_classifier_options_and_tau_unless_given(tmp_path):
     assert config["divider_window"] == "inf" and config["classifier"] == "class-clairvoyant"
 
 
+@pytest.mark.slow
 def test_pv_easy_and_predictors_on_the_command_line(tmp_path):
     """As a user types it: PV-EASY with Last Model, its metrics in summary.json, bad input as one line."""
     swf = tmp_path / "w.swf"

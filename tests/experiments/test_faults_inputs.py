@@ -101,6 +101,7 @@ def command(name: str, trace: Path, folder: Path) -> list[str]:
     return [str(config) if a == "{config}" else a.replace("{}", str(trace)) for a in argv]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("bomb", ["one line", "comment lines"])
 @pytest.mark.parametrize("name", list(TRACE_READERS))
 def test_an_expanding_gzip_is_refused_in_bounded_memory(bombs, tmp_path, name, bomb):
@@ -112,6 +113,7 @@ def test_an_expanding_gzip_is_refused_in_bounded_memory(bombs, tmp_path, name, b
     assert peak < BOUNDED_KB, f"{peak / 1024:.0f} MB"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", ["/dev/zero", "/dev/urandom", "fifo"])
 @pytest.mark.parametrize("name", [*TRACE_READERS, "learned policy", "campaign config"])
 def test_a_file_that_never_ends_is_refused_at_once(tmp_path, name, kind):
@@ -136,6 +138,7 @@ def test_a_file_that_never_ends_is_refused_at_once(tmp_path, name, kind):
     assert not (tmp_path / "campaign" / "runs").exists() or not any((tmp_path / "campaign" / "runs").iterdir())
 
 
+@pytest.mark.slow
 def test_sigterm_stops_a_long_read_promptly(tmp_path):
     """2.5 GB of blank lines: read (in chunks) for tens of seconds; a SIGTERM ends it like Ctrl-C, at once."""
     trace = gzip_expanding(tmp_path / "blank.swf.gz", 2.5, b"\n")
@@ -153,6 +156,7 @@ def test_sigterm_stops_a_long_read_promptly(tmp_path):
     assert proc.returncode == 143 and stderr.strip() == "bftune: stopped by SIGTERM"
 
 
+@pytest.mark.slow
 def test_a_campaign_trace_is_checked_before_any_run(tmp_path):
     """A truncated gzip or a malformed line: one line and exit 2 before any run, not a failure of every run."""
     good = b"; MaxProcs: 10\n" + b"".join(b"%d %d -1 40 2 -1 -1 2 100 -1 1 1 1 1 1 1 -1 -1\n" % (i, i * 600)
@@ -171,6 +175,7 @@ def test_a_campaign_trace_is_checked_before_any_run(tmp_path):
         assert not list((out / "runs").glob("*.json")) and not (out / "campaign.json").exists()
 
 
+@pytest.mark.slow
 def test_a_campaign_reads_a_batsim_workload_by_its_content(tmp_path):
     """A [workload] trace naming a Batsim JSON workload without .json: read as JSON (it was parsed as SWF and
     every run failed: "expected 18 fields, found 28028")."""

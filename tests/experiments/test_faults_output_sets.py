@@ -50,6 +50,7 @@ def leftovers(directory: Path) -> list[str]:
     return [name for name in os.listdir(directory) if name.startswith(".")]
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not LINUX, reason="reads processes from /proc (Linux)")
 def test_simulate_killed_at_any_moment_leaves_old_or_new(tmp_path):
     sim = ["simulate", "--synthetic", "1500", "--procs", "64", "--policy", "SAF"]
@@ -88,6 +89,7 @@ def fake(tmp_path, monkeypatch):
     return fake_batsim.write_executable(tmp_path / "bin")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("command_name", ["batsim", "compare"])
 def test_a_failed_batsim_run_keeps_the_old_result(tmp_path, fake, monkeypatch, capsys, command_name):
     out = tmp_path / "out"
@@ -108,6 +110,7 @@ def test_a_failed_batsim_run_keeps_the_old_result(tmp_path, fake, monkeypatch, c
     assert not failed.exists()  # a success drops the failed attempt
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not LINUX, reason="reads processes from /proc (Linux)")
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGKILL], ids=["SIGINT", "SIGKILL"])
 def test_a_killed_batsim_run_keeps_the_old_result_and_its_leftovers_go(tmp_path, fake, signum):

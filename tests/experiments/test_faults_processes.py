@@ -65,6 +65,7 @@ def assert_group_gone(pgid: int) -> None:
         raise AssertionError(f"{exc}: {[(p, command(p)) for p in group_members(pgid)]}") from None
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("signum, status, message", SIGNALS, ids=[s[0].name for s in SIGNALS])
 @pytest.mark.parametrize("command_name", ["batsim", "compare"])
 def test_batsim_dies_with_the_launcher(tmp_path, signum, status, message, command_name):

@@ -23,6 +23,7 @@ def args(**options) -> list[str]:
     return out
 
 
+@pytest.mark.slow
 def test_outputs_and_resume(tmp_path, capsys):
     out = tmp_path / "li"
     assert main(args(out=out)) == 0
@@ -63,6 +64,7 @@ def test_executors_give_identical_scores(tmp_path):
         assert ra["score"] == rb["score"] and ra["ids"] == rb["ids"]
 
 
+@pytest.mark.slow
 def test_trace_source_and_bad_input(tmp_path, capsys):
     trace = generate(300, 64, 2)
     swf = tmp_path / "t.swf"
@@ -86,6 +88,7 @@ def test_trace_source_and_bad_input(tmp_path, capsys):
         assert message in err and "Traceback" not in err, (extra, err)
 
 
+@pytest.mark.slow
 def test_a_directory_in_use_is_refused_before_any_work(tmp_path, capsys):
     """Two collections in one directory at once: the second stops at once, naming the holder (the campaigns' lock)."""
     import os

@@ -37,12 +37,14 @@ DIGESTS = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not (GOLDEN.exists() and KTH_JSON.exists()), reason=f"no Batsim golden data at {SHARED_BATSIM}")
 def test_simulate_writes_batsims_own_bytes(tmp_path, capsys):
     assert main(["simulate", "--trace", str(KTH_JSON), "--reservation", "machines", "--out", str(tmp_path)]) == 0
     assert (tmp_path / "out_jobs.csv").read_bytes() == GOLDEN.read_bytes()
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not KTH.exists(), reason=f"no archive trace at {KTH}")
 @pytest.mark.parametrize("options", list(DIGESTS), ids=lambda o: " ".join(o) or "EASY-FCFS")
 def test_whole_trace_output_digest(tmp_path, capsys, options):

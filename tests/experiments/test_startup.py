@@ -44,6 +44,7 @@ def loaded(argv: list[str], cwd, heavy: tuple[str, ...] = HEAVY, env: dict | Non
     ["policies"],
     ["options"],
 ], ids=["simulate", "simulate-kills", "policies", "options"])
+@pytest.mark.slow
 def test_no_heavy_import(argv, tmp_path):
     got = loaded(argv, tmp_path)
     assert got["code"] == 0
@@ -52,6 +53,7 @@ def test_no_heavy_import(argv, tmp_path):
         assert (tmp_path / "out" / "out_jobs.csv").exists() and (tmp_path / "out" / "summary.json").exists()
 
 
+@pytest.mark.slow
 def test_the_forest_engine_loads_only_when_the_forest_retrains(tmp_path):
     # A baseline that trains no forest never loads scikit-learn; the learned one does, at its
     # first weekly retraining (which also shows that the probe sees a heavy import).
@@ -60,6 +62,7 @@ def test_the_forest_engine_loads_only_when_the_forest_retrains(tmp_path):
     assert "sklearn" in loaded(base + ["rf"], tmp_path)["heavy"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("options", [[], ["--policy", "SAF", "--threshold", "40h", "--kill-after", "1h"],
                                      ["--scheduler", "pv-easy", "--predictor", "last"]],
                          ids=["fcfs", "saf-kills", "pv-easy"])

@@ -56,6 +56,7 @@ def _assert_same_tables(name: str, out: Path, patterns: tuple[str, ...] = ("*.cs
         assert rebuilt.read_bytes() == table.read_bytes(), f"{name}: {table.name} differs"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", CAMPAIGNS)
 def test_a_stored_campaign_is_resumed_without_running_a_run(name, tmp_path, capsys):
     out, stored = _resume_copy(name, tmp_path)
@@ -70,6 +71,7 @@ def test_a_stored_campaign_is_resumed_without_running_a_run(name, tmp_path, caps
     _assert_same_tables(name, out)
 
 
+@pytest.mark.slow
 def test_a_stored_tune_is_resumed_without_simulating_a_week(tmp_path, capsys):
     out, stored = _resume_copy("tune", tmp_path)
     before = json.loads((out / "recommendation.json").read_text())
@@ -87,6 +89,7 @@ def test_a_stored_tune_is_resumed_without_simulating_a_week(tmp_path, capsys):
     _assert_same_tables("tune", out)
 
 
+@pytest.mark.slow
 def test_a_stored_collection_is_resumed_without_scoring_a_window(tmp_path, capsys):
     out, stored = _resume_copy("learn", tmp_path)
     shutil.rmtree(out / "fits")

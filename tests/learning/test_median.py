@@ -14,6 +14,7 @@ def brute(events: list[tuple[float, float]], now: float, window: float) -> float
     return float(np.median(values)) if values else None
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.tuples(st.integers(0, 50), st.integers(1, 20)), max_size=40), st.integers(1, 15))
 def test_equals_the_median_of_the_window(steps, window):

@@ -72,6 +72,7 @@ def user_env(tmp: Path, bin_dir: Path) -> dict:
     return env
 
 
+@pytest.mark.slow
 def test_the_wheel_and_the_sdist_hold_the_package_and_its_data(dist):
     wheel = next(dist.glob("bftune-*.whl"))
     names = set(zipfile.ZipFile(wheel).namelist())
@@ -87,6 +88,7 @@ def test_the_wheel_and_the_sdist_hold_the_package_and_its_data(dist):
     assert any(m.endswith("/setup.py") for m in members) and any(m.endswith("/api.py") for m in members)
 
 
+@pytest.mark.slow
 def test_installed_with_plain_pip_every_command_runs_outside_the_checkout(dist, tmp_path):
     wheel = next(dist.glob("bftune-*.whl"))
     bin_dir = install(working_python("python3.11") or sys.executable, wheel, tmp_path / "venv")
@@ -109,6 +111,7 @@ def test_installed_with_plain_pip_every_command_runs_outside_the_checkout(dist, 
         pytest.skip(f"{KTH} is missing: the archive-trace commands were not run")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", OTHER_PYTHONS)
 def test_the_wheel_installs_on_other_pythons(dist, tmp_path, name):
     python = working_python(name)

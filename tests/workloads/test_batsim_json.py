@@ -110,6 +110,7 @@ def test_reader_errors_name_the_job(tmp_path):
         read_batsim_workload(tmp_path / "broken.json")
 
 
+@pytest.mark.slow
 def test_kth_sp2_conversion_equals_golden_workload(tmp_path):
     trace = read_swf(need(KTH_SWF))
     path = write_batsim_workload(trace, tmp_path / "kth_sp2.json")

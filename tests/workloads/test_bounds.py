@@ -220,6 +220,7 @@ def test_streamed_lines_are_numbered_as_the_whole_text_would_be():
         assert streamed == whole, (data, size)
 
 
+@pytest.mark.slow
 def test_a_gzip_stream_is_decompressed_a_chunk_at_a_time(tmp_path):
     """100 MB of zeros expand from 100 kB; no chunk given is larger than inputs.CHUNK."""
     path = tmp_path / "zeros.gz"

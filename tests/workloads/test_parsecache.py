@@ -44,6 +44,7 @@ def no_parsing(*args, **kwargs):
     raise AssertionError("the file was parsed again")
 
 
+@pytest.mark.slow
 def test_a_second_read_comes_from_the_cache_and_equals_the_first(cache, big_swf, monkeypatch):
     first = read_swf(big_swf)
     assert len(list(cache.glob("*.bin"))) == 1 and len(list(cache.glob("*.json"))) == 1
@@ -52,6 +53,7 @@ def test_a_second_read_comes_from_the_cache_and_equals_the_first(cache, big_swf,
     assert second == first
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("cleaning", ["keep-overruns", "batsim-converter", "ran"])
 def test_every_cleaning_runs_on_the_cached_table(cache, big_swf, monkeypatch, cleaning):
     monkeypatch.setenv(parsecache.SWITCH, "off")
@@ -64,6 +66,7 @@ def test_every_cleaning_runs_on_the_cached_table(cache, big_swf, monkeypatch, cl
     assert cached.cleaning != read_swf(big_swf).cleaning  # the cleanings do differ on this file
 
 
+@pytest.mark.slow
 def test_a_changed_file_is_parsed_afresh(cache, big_swf, tmp_path):
     read_swf(big_swf)
     lines = gzip.decompress(big_swf.read_bytes()).decode().splitlines(keepends=True)
@@ -76,6 +79,7 @@ def test_a_changed_file_is_parsed_afresh(cache, big_swf, tmp_path):
     assert len(list(cache.glob("*.bin"))) == 2
 
 
+@pytest.mark.slow
 def test_a_damaged_entry_is_ignored(cache, big_swf):
     expected = read_swf(big_swf)
     (table,) = cache.glob("*.bin")

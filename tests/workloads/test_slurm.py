@@ -66,6 +66,7 @@ def test_durations_in_every_slurm_form(text, seconds):
     assert parse_duration(text, "Timelimit") == seconds
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("trace", ["KTH-SP2-1996-2.1-cln.swf.gz", "SDSC-SP2-1998-4.2-cln.swf.gz"])
 def test_a_dump_made_from_an_archive_trace_simulates_to_exactly_its_jobs(trace, tmp_path):
     """Steps, arrays, jobs cancelled in the queue, pending, running and heterogeneous records added:
@@ -111,6 +112,7 @@ def _swf_rows(path):
     return swf_records(path)[0]
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not KTH.exists(), reason=f"{KTH} is not available (the ../shared checkout is missing)")
 def test_local_times_across_daylight_saving_changes(tmp_path):
     """A dump in Stockholm's local time: read in its zone, every runtime and submission is right (the

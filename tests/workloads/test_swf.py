@@ -286,6 +286,7 @@ def test_kth_sp2_study_job_sets():
     assert len(conv) == len(keep) and conv.cleaning["walltime_raised"] == 13_069
 
 
+@pytest.mark.slow
 def test_pv_easy_study_job_sets():
     """Study 003 counts every CTC-SP2 record (77,222) and 223,407 SDSC-BLUE jobs of mean parallelism
     41.5910 and mean runtime 4,381 s: the records of jobs that ran are those job sets (BLUE within 0.2 %)."""
@@ -320,6 +321,7 @@ def test_lublin_needs_walltime_fallback():
         ("CEA-Curie-2011-2.1-cln.swf.gz", 312_826),
     ],
 )
+@pytest.mark.slow
 def test_archive_traces_parse_and_account_for_every_record(file, records):
     trace = read_swf(shared_trace(SHARED_WORKLOADS / file))
     assert len(trace) + dropped_jobs(trace) == records

@@ -29,6 +29,7 @@ def _same(a, b):
         (b.cleaning, b.header, b.header_lines, b.max_procs, b.unix_start_time, b.timezone)
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not TRACES, reason=f"no archive traces at {SHARED_WORKLOADS}")
 @pytest.mark.parametrize("path", TRACES, ids=[p.name for p in TRACES])
 def test_fast_path_equals_careful_path_on_archive_traces(monkeypatch, path):

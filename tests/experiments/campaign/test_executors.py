@@ -32,6 +32,7 @@ def test_inline_lets_an_interrupt_through():
         list(completed(InlineExecutor(), fn, [1]))
 
 
+@pytest.mark.slow
 def test_a_dead_worker_fails_only_its_run_and_is_replaced():
     pool = ProcessPool(2)
     try:
@@ -69,6 +70,7 @@ def test_shutdown_without_waiting_stops_workers_at_once():
     assert future.done() and isinstance(future.exception(), BrokenProcessPool)
 
 
+@pytest.mark.slow
 def test_shutdown_without_waiting_ends_a_worker_that_holds_the_gil(tmp_path):
     """The watch thread cannot run while a long C call holds the GIL; the worker is terminated after the grace."""
     pool = ProcessPool(1)

@@ -181,6 +181,7 @@ def assert_outputs_whole(out: Path) -> None:
 # --- the coordinator killed -----------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_sigkill_of_the_coordinator_leaves_no_process_and_resumes(start, tmp_path):
     out = tmp_path / "out"
     c = start(SLOW, out)
@@ -199,6 +200,7 @@ def test_sigkill_of_the_coordinator_leaves_no_process_and_resumes(start, tmp_pat
     assert (out / "outputs.json").exists()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("how,code", [("SIGTERM", 143), ("SIGINT", 130)])
 def test_sigterm_behaves_like_sigint(start, tmp_path, how, code):
     """SIGTERM to the coordinator, or Ctrl-C (SIGINT to the whole group): workers stopped at once, runs kept."""
@@ -225,6 +227,7 @@ def test_sigterm_behaves_like_sigint(start, tmp_path, how, code):
 # --- a worker killed --------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_one_dead_worker_fails_only_its_run(start, tmp_path):
     out = tmp_path / "out"
     c = start(SLOW, out)
@@ -250,6 +253,7 @@ def test_one_dead_worker_fails_only_its_run(start, tmp_path):
 # --- the directory ------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_a_locked_directory_stops_a_second_campaign(start, tmp_path):
     out = tmp_path / "out"
     first = start(SLOW, out)
@@ -273,6 +277,7 @@ def bad_out_paths(tmp_path: Path) -> list[tuple[str, str]]:
     return [(str(a_file), "not a directory"), (str(a_file / "below"), "cannot use it"), ("", "empty path")]
 
 
+@pytest.mark.slow
 def test_bad_out_paths_give_one_line_before_any_work(start, tmp_path):
     for path, expected in bad_out_paths(tmp_path):
         c = start(SLOW, path, "--workers", "2")  # a string: Path("") would be "."
@@ -296,6 +301,7 @@ def test_read_only_out_directory(start, tmp_path):
     assert code == 2 and len(log.strip().splitlines()) == 1 and "Permission denied" in log
 
 
+@pytest.mark.slow
 def test_workers_option_is_checked_before_any_work(start, tmp_path):
     for n in ("0", "100000"):
         c = start(TINY, tmp_path / f"out{n}", "--workers", n)
@@ -332,6 +338,7 @@ def test_absurd_sizes_are_refused_with_the_key_named(tmp_path, text, expected):
     assert time.monotonic() - t0 < 5  # refused before expanding anything
 
 
+@pytest.mark.slow
 def test_absurd_size_and_binary_config_from_the_command_line(start, tmp_path):
     big = tmp_path / "big.toml"
     big.write_text(HEAD + "[online]\nresamples = 99999999999\n")

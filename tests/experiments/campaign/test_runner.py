@@ -35,6 +35,7 @@ def offline_run(run_campaign_once):
     return run_campaign_once(TINY_OFFLINE, "offline")
 
 
+@pytest.mark.slow
 def test_same_config_and_seed_give_identical_tables(online_run, tmp_path):
     """A second run (inline this time) writes byte-identical tables."""
     campaign, _, first = online_run
@@ -43,6 +44,7 @@ def test_same_config_and_seed_give_identical_tables(online_run, tmp_path):
     assert tables(tmp_path, ONLINE_TABLES) == tables(first, ONLINE_TABLES)
 
 
+@pytest.mark.slow
 def test_resume_skips_finished_runs(online_run, tmp_path):
     campaign, _, first = online_run
     part = run_campaign(campaign, tmp_path, workers=2, specs=campaign.specs[:5], progress=False)
@@ -61,6 +63,7 @@ def test_resume_skips_finished_runs(online_run, tmp_path):
     assert (again.done, again.reused) == (0, 12)
 
 
+@pytest.mark.slow
 def test_a_crashing_run_is_reported_while_the_others_finish(tmp_path):
     campaign = load_config(TINY_ONLINE)
     good = len(campaign.specs)
@@ -88,6 +91,7 @@ def test_a_crashing_run_is_reported_while_the_others_finish(tmp_path):
     assert (again.reused, again.done, len(again.failures)) == (good, 0, 1)
 
 
+@pytest.mark.slow
 def test_cli_runs_a_campaign_and_rebuilds_the_report(offline_run, tmp_path, capsys):
     from bftune.experiments.cli.main import main
 
@@ -107,6 +111,7 @@ def test_cli_runs_a_campaign_and_rebuilds_the_report(offline_run, tmp_path, caps
 # --- Dask --------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_dask_local_cluster_gives_identical_tables(online_run, tmp_path):
     distributed = pytest.importorskip("distributed")
     _, _, first = online_run

@@ -59,6 +59,7 @@ def test_parts_cover_the_campaign_once_in_its_order_and_keep_replay_groups_toget
     assert [s.run_id for s in both] == [s.run_id for s in specs]
 
 
+@pytest.mark.slow
 def test_two_parts_merged_by_copying_give_the_unsharded_tables(tmp_path, capsys):
     """The workflow of shards.py: each part in its own directory, run files copied, the same command again."""
     whole, first, second = tmp_path / "whole", tmp_path / "a", tmp_path / "b"

@@ -71,6 +71,7 @@ def test_manifest_lists_every_output(offline_run):
     assert outputs_intact(out, list(files))
 
 
+@pytest.mark.slow
 def test_report_only_rebuilds_tables_whose_rebuild_was_cut_short(offline_run, tmp_path):
     _, _, first = offline_run
     out = tmp_path / "copy"
@@ -84,6 +85,7 @@ def test_report_only_rebuilds_tables_whose_rebuild_was_cut_short(offline_run, tm
     assert outputs_intact(out, TABLES)
 
 
+@pytest.mark.slow
 def test_report_only_keeps_tables_the_manifest_vouches_for(offline_run, tmp_path):
     _, _, first = offline_run
     out = tmp_path / "copy"
@@ -109,6 +111,7 @@ def test_a_full_device_is_one_line_and_keeps_what_is_stored(monkeypatch, tmp_pat
         runner.run_campaign(campaign, tmp_path / "b", workers=1, specs=campaign.specs[:1], progress=False)
 
 
+@pytest.mark.slow
 def test_a_directory_reused_by_another_kind_keeps_none_of_the_old_kinds_tables(offline_run, tmp_path):
     """The offline campaign's weeks.csv and summaries stayed beside the online campaign's tables."""
     out = tmp_path / "out"

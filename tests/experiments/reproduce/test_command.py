@@ -102,6 +102,7 @@ def _tiny_report(out: Path, scale: str, archive: archive.Archive) -> str:
     return f"{len(runs) - 1} runs stored at scale {scale}"
 
 
+@pytest.mark.slow
 def test_run_study_then_resume_then_report_only(tmp_path, monkeypatch):
     extra_calls = []
 
@@ -128,6 +129,7 @@ def test_run_study_then_resume_then_report_only(tmp_path, monkeypatch):
     assert extra_calls == [("quick", 1, False)] * 2 and (out / "report.md").exists()
 
 
+@pytest.mark.slow
 def test_only_runs_the_named_campaigns_without_extra_steps(tmp_path, monkeypatch, capsys):
     extra_calls = []
 
@@ -155,6 +157,7 @@ def test_only_runs_the_named_campaigns_without_extra_steps(tmp_path, monkeypatch
     assert not (out / "campaigns" / "other").exists()
 
 
+@pytest.mark.slow
 def test_shard_runs_a_part_of_each_campaign_without_extra_steps(tmp_path, monkeypatch, capsys):
     extra_calls = []
 

@@ -14,6 +14,7 @@ from locations import REPO
 TINY = REPO / "experiments" / "configs" / "tiny_synthetic_pv_easy.toml"
 
 
+@pytest.mark.slow
 def test_a_campaign_report_is_rebuilt_from_its_runs_and_demoted(tmp_path):
     out = tmp_path / "repro"
     directory = out / "campaigns" / "pv"
@@ -29,6 +30,7 @@ def test_a_campaign_report_is_rebuilt_from_its_runs_and_demoted(tmp_path):
     assert "](plots/" not in text and "](campaigns/pv/plots/" in text  # images point into the campaign's directory
 
 
+@pytest.mark.slow
 def test_a_campaign_in_use_is_not_rebuilt_under_it(tmp_path):
     """The rebuild takes the campaign's lock: while a campaign runs there, the report says so, as one error."""
     out = tmp_path / "repro"

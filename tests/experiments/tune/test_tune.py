@@ -36,6 +36,7 @@ def _record(out):
     return json.loads((out / "recommendation.json").read_text())
 
 
+@pytest.mark.slow
 def test_the_recommendation_and_every_form_of_it(quick, capsys):
     rec = _record(quick)
     for key in ("configuration", "objective", "gain", "interval", "data", "risk", "label", "requires", "command"):
@@ -61,6 +62,7 @@ def test_the_recommendation_and_every_form_of_it(quick, capsys):
     assert rec["label"] in html
 
 
+@pytest.mark.slow
 def test_the_campaign_toml_judges_the_same_weeks(quick, tmp_path):
     """The campaign made from campaign.toml (the offline kind, the same seed) simulates the very weeks tune did:
     the recommended pair's weekly AvgWait is identical on every training week tune ran it."""
@@ -77,6 +79,7 @@ def test_the_campaign_toml_judges_the_same_weeks(quick, tmp_path):
     assert len(ours) >= 8 and all(theirs[w] == pytest.approx(v, rel=1e-9) for w, v in ours.items())
 
 
+@pytest.mark.slow
 def test_a_second_run_reuses_every_week_and_says_the_same(quick, tmp_path, capsys):
     before = _record(quick)
     assert main(["tune", *QUICK, "--out", str(quick)]) == 0
@@ -103,6 +106,7 @@ def test_weeks_do_not_depend_on_how_many_are_planned():
            [[(j.id, j.submit, j.user) for j in w] for w in long[:5]]
 
 
+@pytest.mark.slow
 def test_a_slurm_dump_tunes_like_its_swf(tmp_path, capsys):
     trace = generate(2500, 32, 1)
     swf = tmp_path / "t.swf"
@@ -152,6 +156,7 @@ def test_bad_logs_are_one_line_and_status_2(tmp_path, capsys):
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(CHROMIUM is None, reason="no chromium on PATH (Debian: apt-get install chromium)")
 def test_the_report_renders_in_a_real_browser(quick, tmp_path):
     """Headless Chromium, with no network, screenshots report.html: the page renders and is not blank."""
@@ -174,6 +179,7 @@ def test_the_report_renders_in_a_real_browser(quick, tmp_path):
     shutil.copy(shot, quick / "report-screenshot.png")  # kept beside the report for a person to look at
 
 
+@pytest.mark.slow
 def test_other_families_run_and_say_what_they_require(tmp_path):
     out = tmp_path / "fam"
     assert main(["tune", "--synthetic", "4000", "--procs", "16", "--candidates", "selectors,pv-easy", "--weeks", "8", "--finalists", "2", "--workers", "1", "--no-progress",
@@ -202,6 +208,7 @@ def test_warm_up_weeks_are_simulated_but_only_the_judged_week_counts():
     assert warmed["avg_wait"] >= alone["avg_wait"]  # the warm-up weeks' leftovers delay the judged week's jobs
 
 
+@pytest.mark.slow
 def test_dask_gives_the_same_recommendation(quick, tmp_path):
     distributed = pytest.importorskip("distributed")
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,

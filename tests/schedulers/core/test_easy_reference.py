@@ -78,6 +78,7 @@ THETAS = st.sampled_from([math.inf, math.inf, 0.0, 3.0, 10.0, 45.0, 10_000.0])
 
 
 @settings(max_examples=1200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@pytest.mark.slow
 @given(w=workloads(), policy=POLICIES, backfill_policy=st.one_of(st.none(), POLICIES),
        theta=THETAS, backfill=st.booleans())
 def test_random_workloads_match_reference(w, policy, backfill_policy, theta, backfill):
@@ -86,6 +87,7 @@ def test_random_workloads_match_reference(w, policy, backfill_policy, theta, bac
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@pytest.mark.slow
 @given(w=workloads(max_jobs=30, time_scale=0.5),
        policy=st.sampled_from(REF.DYNAMIC_POLICIES + ("F1", "F2", "F3", "F4")),
        backfill_policy=st.one_of(st.none(), POLICIES), theta=THETAS)
@@ -96,6 +98,7 @@ def test_half_second_times_and_dynamic_policies_match_reference(w, policy, backf
     assert_same(jobs, m, policy, backfill_policy, theta, True)
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(w=workloads(max_jobs=40), policy=POLICIES, theta=THETAS)
 def test_busy_single_burst_matches_reference(w, policy, theta):
@@ -143,6 +146,7 @@ def trace_head(name: str, m_override):
     return m, jobs
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not TRACES, reason=f"shared workloads not found at {SHARED_WORKLOADS} "
                     "(the ../shared folder beside the checkout)")
 @pytest.mark.parametrize("case", CASES or [("none", None, "EASY-FCFS")], ids=_case_id)
@@ -166,6 +170,7 @@ def test_trace_reader_sanity():
     assert m == 256 and all(p == w for _, _, _, p, w in jobs)
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not TRACES, reason=f"shared workloads not found at {SHARED_WORKLOADS}")
 @pytest.mark.parametrize("trace", [p.name for p in TRACES] or ["none"])
 def test_private_reader_agrees_with_bftune_swf(trace):

@@ -31,6 +31,7 @@ heads = st.one_of(st.integers(0, 4), st.integers(2**53, 2**53 + 6), st.floats(-1
 
 
 @settings(max_examples=300, deadline=None)
+@pytest.mark.slow
 @given(ops=st.lists(st.tuples(st.booleans(), heads, st.integers(0, 10**6)), max_size=80),
        compiled_loops=st.booleans())
 def test_index_stays_sorted_like_a_sorted_list(ops, compiled_loops):

@@ -214,6 +214,7 @@ def test_trace_policies_run_a_trace_with_its_own_policies(tmp_path):
             load_config(path)
 
 
+@pytest.mark.slow
 def test_a_trace_run_with_some_policies_only_plots_without_warnings(tmp_path):
     """Its monthly plot has empty panels; the legend goes on the first panel that has lines (matplotlib
     warned "No artists with labels found" on every report of study 004's threshold ablation)."""
@@ -228,6 +229,7 @@ def test_a_trace_run_with_some_policies_only_plots_without_warnings(tmp_path):
     assert list((tmp_path / "out" / "plots").glob("*.png"))
 
 
+@pytest.mark.slow
 def test_study_preset_campaign_runs_on_the_hand_made_trace(tmp_path):
     swf = small_swf(tmp_path / "small.swf")
     cfg = tmp_path / "study.toml"
@@ -243,6 +245,7 @@ def test_study_preset_campaign_runs_on_the_hand_made_trace(tmp_path):
     assert list(quality[quality["scope"] == "overall"]["variant"]) == ["rf"]
 
 
+@pytest.mark.slow
 def test_the_zone_of_the_calendar_features_is_in_runs_csv_and_a_fallback_is_said_in_the_report(tmp_path):
     """A machine without the trace's time zone gives UTC calendar features: every run says which zone it used."""
     swf = small_swf(tmp_path / "small.swf")
@@ -265,6 +268,7 @@ def test_the_zone_of_the_calendar_features_is_in_runs_csv_and_a_fallback_is_said
     assert "Calendar features of" not in (out / "report.md").read_text()
 
 
+@pytest.mark.slow
 def test_easy_plus_plus_variant_is_the_simulators_easy_with_avg2_and_shortest_predicted_backfilling(tmp_path):
     """Opt-in (not a default variant); the same run as ``bftune simulate --predictor avg2 --backfill SPF``."""
     cfg = tmp_path / "c.toml"
@@ -288,6 +292,7 @@ def test_easy_plus_plus_variant_is_the_simulators_easy_with_avg2_and_shortest_pr
     assert "easy++" not in load_config(plain).settings["variants"]
 
 
+@pytest.mark.slow
 def test_error_analysis_variants_sit_between_rf_and_class_clairvoyant(tmp_path):
     """Opt-in: rf with its false large / false small classes corrected; same runs as `bftune simulate`."""
     cfg = tmp_path / "c.toml"
@@ -355,6 +360,7 @@ def test_curve_sampling_is_the_step_function():
 # --- end to end ------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_tiny_campaign_end_to_end(tiny):
     campaign, outcome, out = tiny
     assert outcome.failures == [] and outcome.done == len(campaign.specs) == 2 * 5
@@ -433,6 +439,7 @@ def test_kills_per_variant(tiny):
     assert killed["wasted_work"].to_numpy() == pytest.approx(rf["wasted_work"].to_numpy())
 
 
+@pytest.mark.slow
 def test_per_class_avgbsld_uses_the_same_job_sets(tiny):
     """Every variant is split into the same reference classes; the stored per-class AVGbsld is that of
     a direct simulation's jobs grouped by the trace's reference classes."""
@@ -478,6 +485,7 @@ def test_per_class_avgbsld_uses_the_same_job_sets(tiny):
     assert seen["base"] == seen["rf"]
 
 
+@pytest.mark.slow
 def test_same_config_and_seed_give_identical_tables(tiny, tmp_path):
     """A second run (inline this time, the first ran on 2 processes) writes byte-identical tables."""
     campaign, _, first = tiny
@@ -487,6 +495,7 @@ def test_same_config_and_seed_give_identical_tables(tiny, tmp_path):
         assert (tmp_path / name).read_bytes() == (first / name).read_bytes(), name
 
 
+@pytest.mark.slow
 def test_report_only_rebuilds_from_the_tables(tiny, tmp_path):
     import shutil
 
@@ -504,6 +513,7 @@ def test_report_only_rebuilds_from_the_tables(tiny, tmp_path):
     assert (out / "plots" / "monthly_synthetic_4500_64_1.png").is_file()
 
 
+@pytest.mark.slow
 def test_partial_campaign_reports_what_is_stored(tiny, tmp_path):
     """Runs missing (among them every base run): the report says so and has no improvement for the others."""
     campaign, _, _ = tiny

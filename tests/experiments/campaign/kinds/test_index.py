@@ -77,6 +77,7 @@ def test_a_run_equals_a_direct_simulation_of_each_window():
     assert rec["summary"]["windows"] == len(windows)
 
 
+@pytest.mark.slow
 def test_tiny_campaign_end_to_end(run_campaign_once):
     _, outcome, out = run_campaign_once(TINY, "index")
     assert outcome.exit_code == 0 and outcome.done == outcome.total

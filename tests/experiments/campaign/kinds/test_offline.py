@@ -15,6 +15,7 @@ def offline_run(run_campaign_once):
     return run_campaign_once(TINY_OFFLINE, "offline")
 
 
+@pytest.mark.slow
 def test_tiny_offline_campaign_end_to_end(offline_run):
     campaign, outcome, out = offline_run
     assert outcome.exit_code == 0

@@ -23,6 +23,7 @@ def online_run(run_campaign_once):
     return run_campaign_once(TINY_ONLINE, "online")
 
 
+@pytest.mark.slow
 def test_tiny_online_campaign_end_to_end(online_run):
     campaign, outcome, out = online_run
     assert outcome.failures == [] and outcome.exit_code == 0
@@ -90,6 +91,7 @@ candidates = ["FCFS", "SPF", "SAF"]
 """
 
 
+@pytest.mark.slow
 def test_full_and_noisy_feedback_share_their_period_replays(tmp_path, monkeypatch):
     """Run in order on one process, noisy feedback reuses the replays of its resample's full feedback (the
     periods whose jobs ended alike under both), the stored results equal unshared runs of the same specs, and

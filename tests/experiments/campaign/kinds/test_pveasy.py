@@ -84,6 +84,7 @@ def test_expansion_of_the_study():
     assert "cleaning" not in plain.identity() and plain.run_id != spec.run_id
 
 
+@pytest.mark.slow
 def test_tiny_campaign_end_to_end(tiny):
     campaign, outcome, out = tiny
     assert not outcome.failures and outcome.done == len(campaign.specs) == 2 * (3 + 3 * 3)

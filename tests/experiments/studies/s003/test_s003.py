@@ -118,6 +118,7 @@ def test_the_campaign_report_of_a_users_trace_says_nothing_of_the_study(run_camp
         assert not re.search(rf"(?<![\d.,]){re.escape(figure)}(?![\d,]|\.\d)", own), figure
 
 
+@pytest.mark.slow
 def test_every_explanation_is_there_and_nothing_is_missing(text):
     assert "not stored" not in text and "not measured here" not in text
     for opening in ("The `ran` cleaning keeps 1,500 of the file's 1,500 records",
@@ -131,6 +132,7 @@ def test_every_explanation_is_there_and_nothing_is_missing(text):
     assert len(re.findall(r"^\| abl_\w+ \|.*\| (\d+) of \1 \|$", text, re.M)) == len(plan.ABLATIONS)  # all stored
 
 
+@pytest.mark.slow
 def test_explanations_quote_what_the_stored_runs_hold(reproduction, text):
     store = Store(reproduction)
     t = SYNTHETIC
@@ -147,6 +149,7 @@ def test_explanations_quote_what_the_stored_runs_hold(reproduction, text):
     assert f"from {fcfs:.2f} to {fcfs_kept:.2f} at x = 10 %" in text
 
 
+@pytest.mark.slow
 def test_the_per_job_tables_agree_with_the_summaries(reproduction, text):
     """What the job-by-job texts start from equals what the campaigns' summaries computed on their own."""
     store = Store(reproduction)
@@ -163,6 +166,7 @@ def test_the_per_job_tables_agree_with_the_summaries(reproduction, text):
     assert f"PV-EASY blocks {n_pv:,} big jobs" in text
 
 
+@pytest.mark.slow
 def test_the_mbs_gap_is_taken_apart_job_by_job(reproduction, text):
     store = Store(reproduction)
     easy, pv = (store.value(plan.MAIN, SYNTHETIC, s, "avg_bsld") for s in ("EASY", "PV-EASY"))
@@ -190,6 +194,7 @@ def test_an_empty_directory_says_every_campaign_is_missing(tmp_path):
     assert "Not run yet" in text and text.count("not run yet") == len(plan.QUICK)
 
 
+@pytest.mark.slow
 def test_sentences_compare_like_with_like_and_count_every_cell(reproduction, text):
     """EASY-Last keeping expired predictions is set beside a PV-EASY that keeps them too; Figure 4's checks are
     counted, x <= 10 % apart, with how often each other strategy is ahead of PV-EASY."""

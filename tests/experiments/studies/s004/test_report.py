@@ -43,6 +43,7 @@ def test_paper_plan_uses_the_preset_and_the_ablation():
     assert weekly["policies"] == ["FCFS", "WFP3", "SPF", "SAF"] and len(weekly["traces"]) == 5
 
 
+@pytest.mark.slow
 @needs_shared
 def test_the_report_of_an_empty_directory_says_nothing_is_stored(tmp_path):
     assert "Traces run: none yet" in report.report(tmp_path, "quick", data_dir())
@@ -99,6 +100,7 @@ def test_acceptance_rows_name_each_miss_and_its_evidence(tmp_path):
                                                                                           None, [])
 
 
+@pytest.mark.slow
 def test_a_classifier_better_than_published_is_set_beside_the_weekly_ablation(tmp_path):
     _write_study004_runs(tmp_path)
     # live features: accuracy 92, precision 95, recall 89 (Table 5-6 standard reading for KTH-SP2: 86, 90, 79)
@@ -123,6 +125,7 @@ def test_a_classifier_better_than_published_is_set_beside_the_weekly_ablation(tm
     assert "accounts for the gap" not in text
 
 
+@pytest.mark.slow
 @needs_shared
 def test_easy_plus_plus_checks_the_base_and_names_it_where_perfect_classes_fall_short(tmp_path):
     """Table 7's EASY++ column: ours per job set beside the study's; a Table 7 cell beyond class-clairvoyant
@@ -170,6 +173,7 @@ def test_easy_plus_plus_checks_the_base_and_names_it_where_perfect_classes_fall_
     assert "there EASY++" not in text
 
 
+@pytest.mark.slow
 def test_gap_text_takes_its_figures_from_the_ablation(tmp_path):
     _write_study004_runs(tmp_path)
     # SPEC's job set: EASY-FCFS's AVGbsld 5.0 where the preset's is 10.0; weekly features: accuracy 80 vs 86

@@ -158,6 +158,7 @@ def test_invalid_json_is_a_clear_error():
     assert code == 1 and "is not valid JSON" in err and "Traceback" not in err
 
 
+@pytest.mark.slow
 def test_timeout_after_the_simulation_began():
     port = free_port()
     proc = start({}, port, "-t", "500")

@@ -374,6 +374,7 @@ def test_an_instant_split_over_messages_is_applied_whole_in_the_local_order():
     assert reply == msg(20.0, ev(20.0, "EXECUTE_JOB", job_id="w0!4", alloc="0"))
 
 
+@pytest.mark.slow
 def test_fake_batsim_on_kth_head():
     if not KTH.exists():
         pytest.skip(f"{KTH} is not available")

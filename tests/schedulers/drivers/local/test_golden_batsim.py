@@ -52,6 +52,7 @@ def _mismatches(result, golden, compare_alloc=True):
     return sorted(bad)
 
 
+@pytest.mark.slow
 def test_machines_model_reproduces_easy_bf_on_every_kth_job(kth):
     golden = _golden("kth_sp2_easy_bf")
     result = _run(kth, policy="FCFS", reservation="machines")
@@ -59,12 +60,14 @@ def test_machines_model_reproduces_easy_bf_on_every_kth_job(kth):
     assert _mismatches(result, golden) == []
 
 
+@pytest.mark.slow
 def test_strict_fcfs_reproduces_batsched_fcfs(kth):
     golden = _golden("kth_sp2_fcfs")
     result = _run(kth, policy="FCFS", backfill=False)
     assert _mismatches(result, golden) == []
 
 
+@pytest.mark.slow
 def test_count_model_agrees_until_the_documented_divergence(kth):
     golden = _golden("kth_sp2_easy_bf")
     result = _run(kth, policy="FCFS", reservation="count")
@@ -74,6 +77,7 @@ def test_count_model_agrees_until_the_documented_divergence(kth):
     assert first_time == 691379.0 and first_job in {"0000184", "0000185"}
 
 
+@pytest.mark.slow
 def test_summary_matches_batsims_own_aggregates(kth):
     """Our metrics on our local run equal Batsim's out_schedule.csv figures."""
     result = _run(kth, policy="FCFS", reservation="machines")

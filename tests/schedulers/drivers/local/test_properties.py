@@ -18,6 +18,8 @@ after every pass and checks, independently of the scheduler code:
 
 from __future__ import annotations
 
+import pytest
+
 import math
 
 import easy_support as H
@@ -138,6 +140,7 @@ THETA = st.sampled_from([math.inf, math.inf, 0.0, 7.0, 50.0])
 
 
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@pytest.mark.slow
 @given(w=workloads(), policy=POLICY, backfill_policy=st.one_of(st.none(), POLICY), theta=THETA,
        backfill=st.booleans())
 def test_invariants_at_every_pass(w, policy, backfill_policy, theta, backfill):
@@ -150,6 +153,7 @@ def test_invariants_at_every_pass(w, policy, backfill_policy, theta, backfill):
     assert obs.start_times <= events
 
 
+@pytest.mark.slow
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(w=workloads(max_m=16), backfill_policy=st.one_of(st.none(), POLICY))
 def test_fcfs_head_never_starts_after_its_reservation(w, backfill_policy):
@@ -185,6 +189,7 @@ def test_fcfs_head_never_starts_after_its_reservation(w, backfill_policy):
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@pytest.mark.slow
 @given(w=workloads(max_m=12, max_jobs=25), policy=POLICY, theta=THETA,
        kill_after=st.sampled_from([5.0, 20.0, 40.0]), backfill=st.booleans())
 def test_kill_after_contract_and_invariants(w, policy, theta, kill_after, backfill):

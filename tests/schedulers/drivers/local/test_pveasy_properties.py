@@ -18,6 +18,8 @@ or reservations, and ranks jobs itself from their (r, id) or area:
 
 from __future__ import annotations
 
+import pytest
+
 import random
 from operator import attrgetter
 
@@ -97,6 +99,7 @@ def run_checked(jobs, m, options, rank):
     return result, observer
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(workloads(), st.sampled_from(["walltime", "last", "exact", "virtual:0.5"]))
 def test_fcfs_strict_fairness_and_no_double_booking(workload, predictor):
