@@ -25,8 +25,8 @@ too.  A running job past its prediction is expected to run to its walltime
   (one if the user has one), capped at this job's p~; p~ without history.
   "Last" and "finished" as for ``last``.  EASY++ itself is ``--predictor avg2
   --backfill SPF`` (shortest predicted job backfilled first); a job that
-  outlives its prediction is planned to its walltime, the simplest of the
-  paper's corrections.
+  outlives its prediction is planned to its walltime, the simplest
+  correction of an underestimate.
 - ``exact``: the true runtime (clairvoyant upper bound).
 - ``virtual:X``: a "virtual" predictor (docs/semantics/scheduling.md#pv-easy) p * (1 + U(-X, X)), 0 <= X < 1;
   its mean absolute relative error is about X/2.  U comes from a counter-based

@@ -18,7 +18,7 @@ from locations import REPO
 
 #: What the product may not say, each with why.
 PATTERNS = {
-    "a study by number": re.compile(r"\bstud(?:y|ies)\s+0\d\d\b|\bs00\d\b"),
+    "a study by number": re.compile(r"\bstud(?:y|ies)\s+0\d\d\b|\bs00\d\b", re.IGNORECASE),
     "a definite study": re.compile(r"\bthe (?:study|studies|paper)\b|(?<!\ba )(?<!\bone )\bstudy's\b", re.IGNORECASE),
     "a table or figure of a publication": re.compile(r"\b(?:Table|Figure|Fig\.|Section)s?\s+\d"),
     "an issue number": re.compile(r"\bissues?\s+#?\d+|(?:(?<=\s)|(?<=\())#\d{1,4}(?=[,;)\]]|\s*$)", re.IGNORECASE),
@@ -33,10 +33,15 @@ ABOUT_STUDIES = {Path("experiments/cli/reproduce.py")}
 
 
 def findings(text: str, where: str) -> list[str]:
+    """Each line's matches, a phrase that runs on into the next line (a wrapped docstring or comment) included."""
     out = []
-    for number, line in enumerate(text.splitlines(), start=1):
+    lines = text.splitlines()
+    for number, line in enumerate(lines, start=1):
+        following = lines[number].lstrip(" \t#*-\"'") if number < len(lines) else ""
+        window = f"{line} {following}"
         for what, pattern in PATTERNS.items():
-            match = pattern.search(line)
+            match = pattern.search(line) or next(
+                (m for m in pattern.finditer(window) if m.start() < len(line) < m.end()), None)
             if match:
                 out.append(f"{where}:{number}: {what}: {match.group(0)!r} in {line.strip()[:120]!r}")
     return out
@@ -60,6 +65,8 @@ def test_the_scanner_sees_each_kind_of_study_material():
         "a rerun (#30)",
         "as the PV-EASY study's Figure 4",
     ])
+    wrapped = "runs that were not killed.  Study\n    004 does not say which it did"
+    assert [f.split(": ")[1] for f in findings(wrapped, "x")] == ["a study by number"]
     kinds = {line.split(": ")[1] for line in findings(planted, "x")}
     assert kinds == set(PATTERNS)
     assert len(findings(planted, "x")) >= 6

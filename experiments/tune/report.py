@@ -213,7 +213,7 @@ def _method(race: Race) -> str:
              f"candidates whose mean MaxWait ratio exceeds {1 + s.max_wait_increase:.2f} are not recommended")
     return "\n".join([
         "<h2>Method</h2><ul>",
-        "<li>Study 000's methodology: the trace is split at its temporal midpoint; each half is resampled per user "
+        "<li>The trace is split at its temporal midpoint; each half is resampled per user "
         "and week (every user's jobs of a randomly drawn week, for every new week); each resampled week is simulated "
         "alone, from an empty machine, under each candidate and under EASY-FCFS-FCFS.</li>",
         f"<li>A candidate's score is the mean over weeks of {_e(s.objective)}(candidate) / {_e(s.objective)}(EASY-FCFS-"

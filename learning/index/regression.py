@@ -71,7 +71,7 @@ class Fit:
             "features": list(self.features),
             "coefficients": {f: float(c) for f, c in zip(self.features, self.coefficients)},
             "fit": {
-                "method": "weighted least squares, weights p*q on the residuals (SPEC 6)",
+                "method": "weighted least squares, weights p*q on the residuals (docs/semantics/learning.md#learned-index-policies)",
                 "variables": {"p": "actual runtime in training; p~ (the planning estimate) online",
                               "q": "processors",
                               "r": "submission time: relative to the first arrival of Q in training; "

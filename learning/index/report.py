@@ -45,7 +45,7 @@ def tables(fits: list[Fit]) -> tuple[pd.DataFrame, pd.DataFrame]:
 
 
 #: How the fits are made, for every table of them.
-METHOD = ("Weighted least squares, weights p*q on the residuals (SPEC 6). MAE: mean |f - score|.\n"
+METHOD = ("Weighted least squares, weights p*q on the residuals (docs/semantics/learning.md#learned-index-policies). MAE: mean |f - score|.\n"
           "VIF: 1/(1 - R^2) of each feature regressed on the others (unweighted, with an intercept).")
 TITLE = "# Index functions learned by regression"
 

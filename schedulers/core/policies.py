@@ -193,8 +193,8 @@ for _p in (
 ):
     register(_p)
 
-# Index functions learned by regression (docs/semantics/learning.md#learned-index-policies): the fits of the
-# paper-scale run, shipped as schedulers/core/fits/{Lin,Qdr,Cub,Qua}.json; any other fit is ``learned:FILE.json``.
+# Index functions learned by regression (docs/semantics/learning.md#learned-index-policies): the fits of a
+# full-scale run, shipped as schedulers/core/fits/{Lin,Qdr,Cub,Qua}.json; any other fit is ``learned:FILE.json``.
 for _fit in shipped_policies():
     register(_fit)
 

@@ -100,6 +100,10 @@ def test_installed_with_plain_pip_every_command_runs_outside_the_checkout(dist, 
     assert "EASY" in run(["bftune", "demo"], home, env)
     run(["bftune", "simulate", "--synthetic", "2000", "--out", "X"], home, env)
     assert (home / "X" / "summary.json").exists()
+    # the shipped campaign configs are package data, found by name outside the checkout
+    assert "online_selection_quick" in run(["bftune", "campaign", "--list"], home, env)
+    run(["bftune", "campaign", "tiny_synthetic_offline", "--out", "C", "--workers", "1", "--no-progress"], home, env)
+    assert (home / "C" / "summary_offline.csv").exists()
     code = ("import bftune; print(bftune.simulate(bftune.read_workload(%r), policy='SAF', "
             "threshold='40h').summary['avg_wait'])")
     if KTH.exists():

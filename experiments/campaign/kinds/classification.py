@@ -364,8 +364,8 @@ def run_row_bsld(df, tau: float) -> dict:
     final run.  Read row by row, Batsim's output has instead one row per run,
     a rerun submitted when it was registered (at the kill).  ``sum_bsld_rows``
     counts every row (killed runs included), ``sum_bsld_resubmitted`` only the
-    runs that were not killed; both use each row's own submission time.  Study
-    004 does not say which it did: the report sets the three side by side.
+    runs that were not killed; both use each row's own submission time.  A
+    published total may have been counted any of these ways: the report sets the three side by side.
     """
     bsld = bounded_slowdown({"end": df["finish_time"].to_numpy(dtype=float),
                              "submit": df["submission_time"].to_numpy(dtype=float),

@@ -97,6 +97,6 @@ def _gaps(out: Path) -> str:
 - **Resampling**: same method, another random generator; how far another draw moves each mean is the
   interval in the table above.
 - **Simulator**: two differences from the study's simulator (ocst) are known: their tie rules, and ocst's
-  thresholded orders, which give a job above the threshold the criterion 9,999,999 + wait (SPEC: such jobs go
+  thresholded orders, which give a job above the threshold the criterion 9,999,999 + wait (bftune: such jobs go
   first, by r; this bears on Section 7.4's 20 h pairs, not on Tables 1-2). Ours against ocst on Tables 1-2:
   {tables12.spread(out) or "not measured here (ocs-obps not installed)"}, not checked job by job."""

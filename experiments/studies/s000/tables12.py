@@ -77,7 +77,7 @@ def section(out: Path) -> str:
         rows.append([name, f"EASY-{label}", avg, num(ours.get("avg_wait")), diff(ours.get("avg_wait"), avg),
                      num(ocs.get("avg_wait")), mx or "-", num(ours.get("max_wait"), 0), num(ocs.get("max_wait"), 0)])
     return ("## Original traces (Tables 1 and 2)\n\n"
-            "AvgWait and MaxWait (s) of EASY with the same policy in both queues on the original (SPEC-cleaned) "
+            "AvgWait and MaxWait (s) of EASY with the same policy in both queues on the original (default-cleaned) "
             "traces: ours, and the study's own simulator (ocst) where installed." + simulators(out) + "\n\n"
             + table(["trace", "scheduler", "published AvgWait", "ours", "diff", "ocst", "published MaxWait",
                      "ours MaxWait", "ocst MaxWait"], rows))

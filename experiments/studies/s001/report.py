@@ -36,7 +36,7 @@ def _naming_section(out: Path) -> str:
             "study names its criteria with S and L swapped (`spf` is named LPF...). That is right for p~, q and the "
             "area, whose criteria are the values themselves, and wrong for the ratio p~/q and the expansion factor, "
             "whose criteria are already oriented: the study's LEXP/SEXP and LRF/SRF columns are the SEXP/LEXP and "
-            "SRF/LRF orders of SPEC (and of study 000, whose EXP is the largest expansion factor first). ")
+            "SRF/LRF orders of bftune (and of study 000, whose EXP is the largest expansion factor first). ")
     ocs_dir = out / "naming"
     totals = naming.load(ocs_dir) if ocs_dir.is_dir() else {}
     rows = naming.evidence_rows(totals) if totals else []
@@ -75,7 +75,7 @@ def _gaps() -> str:
     return """## Differences, and why
 
 - **Names**: settled above; Table 3 is compared under the study's naming read right.
-- **Simulator**: ocst breaks ties differently from SPEC's EASY (same-time events in heap order, the
+- **Simulator**: ocst breaks ties differently from bftune's EASY (same-time events in heap order, the
   backfill argmax keeping the last maximum, the reservation's extra processors counted up to the first job
   that lets the head fit: `../shared/tools/build-ocst.sh`, trap 11); on the original CTC-SP2, EASY-FCFS
   gives 3,974.7 s there and 3,913.6 s here. Its threshold puts a job above the threshold at criterion

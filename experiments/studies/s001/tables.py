@@ -59,7 +59,7 @@ def table3(summaries: dict, done: list[str]) -> str:
             + (f" ({'; '.join(zeros)})" if zeros else "")
             + (f"; they differ on {', '.join(misses)}" if misses else "") + ". " + _bias(diffs))
     return ("## Fixed policies (Table 3)\n\n"
-            "\"run as\": the SPEC order that produced the study's column (previous section); \"resamples\": how "
+            "\"run as\": the bftune order that produced the study's column (previous section); \"resamples\": how "
             f"many of our resampled traces the value rests on (the study: 60). {text}\n\n"
             + table(["trace", "study's column", "run as", "ours (%)", "theirs (%)", "diff", "resamples"], rows))
 

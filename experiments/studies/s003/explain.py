@@ -52,7 +52,7 @@ def _workload(store: Store, trace: str) -> str:
 
 
 FAIRNESS = ("The study does not say how it measures \"delayed by later jobs\". We count every job that was ever the "
-            "first waiting job while it would have fit without the running jobs of lower priority (SPEC 3's unfair "
+            "first waiting job while it would have fit without the running jobs of lower priority (bftune's unfair "
             "delay), however short; the last rows count only delays of at least 10, 30 and 60 minutes, to show how "
             "much of a count gap short delays make.")
 

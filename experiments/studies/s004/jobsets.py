@@ -78,10 +78,10 @@ def section(archive: Archive) -> str:
             "Table 1 counts every record of the archive files. The study's dividers (Table 2, the median runtime) "
             "lie near the medians of the Batsim converter's job set (every record that ran, walltime "
             "max(request, 2 x runtime), delay floor(p) + 1 s; ours minus the published divider: "
-            + ", ".join(f"{n} {d:+.0f} s" for n, d in near.items()) + ") and far from those of SPEC's cleaning, which drops the jobs "
+            + ", ".join(f"{n} {d:+.0f} s" for n, d in near.items()) + ") and far from those of the default cleaning, which drops the jobs "
             "that ran past their request; HPC2N's divider matches neither (the study may have used another "
             "version of that log).\n\n"
-            + table(["trace", "records (Table 1)", "SPEC cleaning: jobs", "converter: jobs", "SPEC median p (s)",
+            + table(["trace", "records (Table 1)", "default cleaning: jobs", "converter: jobs", "default median p (s)",
                      "converter median p (s)", "published divider (s)"], rows)
             + "\n\n" + size_classes_table(archive))
 

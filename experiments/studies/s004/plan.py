@@ -42,8 +42,8 @@ LARGE_TRACES = ["HPC2N", "SDSC-BLUE"]  # 200k+ jobs each: base, rf and class-cla
 ALL_VARIANTS = ("base", "rf", "rf-no-safeguard", "class-clairvoyant", "runtime-clairvoyant")
 #: (campaign, what differs from the preset, [workload] lines, [classification] lines)
 ABLATION = (
-    ("abl_spec", "SPEC's defaults: SPEC's job set, weekly features (the campaign configs reference)", "", 'preset = "spec"'),
-    ("abl_spec_live", "SPEC's job set, live features", "", 'preset = "spec"\nfeatures = "live"'),
+    ("abl_spec", "the defaults: the default job set, weekly features (the campaign configs reference)", "", 'preset = "spec"'),
+    ("abl_spec_live", "the default job set, live features", "", 'preset = "spec"\nfeatures = "live"'),
     ("abl_keep_overruns_live", "study's job set, overruns killed at their walltime, live features",
      'cleaning = "keep-overruns"', 'preset = "study004"'),
     ("abl_converter_weekly", "Batsim converter's job set, weekly features", "",

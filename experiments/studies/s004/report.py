@@ -104,7 +104,7 @@ def _ablation(out: Path) -> str:
                          num(stored.improvement(runs, t, "FCFS", "class-clairvoyant")),
                          pub.TABLE5[t][0], pub.TABLE7.get(t, ("-",))[0]])
     return ("## Ablation: one documented difference at a time (FCFS)\n\n"
-            "Each row changes one thing against the preset (or is SPEC's default). Improvements are over plain "
+            "Each row changes one thing against the preset (or is bftune's default). Improvements are over plain "
             "EASY-FCFS on the same job set (with the threshold, EASY-FCFS with it). The published accuracy and "
             "FCFS-CI improvement are repeated on the right; the ablations also run with other policies are in the "
             "next section, beside the misses they might explain.\n\n"
@@ -189,7 +189,7 @@ def _safeguard_timing(out: Path, main: pd.DataFrame | None) -> str:
             "time of a job classified as small exceeds the divider value, it is killed\" (Section 5.3), \"killing "
             "the job when it reaches the job size divider value\" (6.4), \"detected very early, when the job "
             "execution time reaches the divider value ... never more than a few minutes\" (Section 7). The preset "
-            "kills at start + the divider in force at the start (SPEC's); `abl_kill_current_divider` compares with "
+            "kills at start + the divider in force at the start (bftune's default); `abl_kill_current_divider` compares with "
             "the divider in force at each instant (section \"Readings on the cells that miss\"). The sentence "
             "\"The full execution of this procedure takes only a few seconds and occurs only at the end of every "
             "week\" comes right after Algorithm 2 and may describe it or the classifier's update before it (finding "
@@ -219,7 +219,7 @@ def _threshold(out: Path) -> str:
             "000's) on EASY and on its classified variant alike (`abl_threshold_20h`, section \"Readings on the "
             f"cells that miss\"), rf's improvement over the same thresholded base moves by "
             f"{stored.span(d for _, d in moves)} points on the {len(moves)} cells run, lower on {len(lower)}; the "
-            "preset keeps SPEC's default (none).")
+            "preset keeps bftune's default (none).")
 
 
 def _gaps(out: Path, archive: Archive | None = None) -> str:
@@ -228,8 +228,8 @@ def _gaps(out: Path, archive: Archive | None = None) -> str:
     ratios = [f"{t} x{b / a:.2f}" for t in ABLATION_TRACES
               if (a := stored.value(spec, t, "FCFS", "base", "avg_bsld"))
               and (b := stored.value(main, t, "FCFS", "base", "avg_bsld"))]
-    load = (f"multiplies EASY-FCFS's AVGbsld against SPEC's job set by {', '.join(ratios)}" if ratios else
-            "changes EASY-FCFS's AVGbsld against SPEC's job set (the paper-scale ablation measures by how much)")
+    load = (f"multiplies EASY-FCFS's AVGbsld against the default job set by {', '.join(ratios)}" if ratios else
+            "changes EASY-FCFS's AVGbsld against the default job set (the paper-scale ablation measures by how much)")
     beyond = [f"{t} {policy}-CI ({cc:.1f} % against {theirs} %)" for t in TRACES
               for policy, theirs in zip(("FCFS", "SPF"), pub.TABLE7.get(t, ()))
               if (cc := stored.improvement(main, t, policy, "class-clairvoyant")) is not None and cc < theirs]
@@ -258,7 +258,7 @@ def _gaps(out: Path, archive: Archive | None = None) -> str:
     small = _small_jobs_example(out)
     return f"""## What does not reproduce, and why
 
-- **Job set.** SPEC's cleaning (the filter of studies 000 and 001) drops the jobs that ran past their request;
+- **Job set.** the default cleaning (the filter of studies 000 and 001) drops the jobs that ran past their request;
   study 004 kept every record that ran (its dividers are that job set's medians). In Batsim its workloads come
   from Batsim's converter, which gives such jobs (and every job whose request is below twice its runtime) a
   walltime of twice the runtime: {(raised := jobsets.raised_span(archive)) and raised + " % of the jobs, by trace,"

@@ -26,7 +26,7 @@ TABLE7_TOLERANCE = 10.0
 EASY_PLUS_PLUS = (
     ("easypp", "converter's job set", "", 'preset = "study004"'),  # the study's, as the main campaigns'
     ("easypp_keep_overruns", "overruns killed at walltime", 'cleaning = "keep-overruns"', 'preset = "study004"'),
-    ("easypp_spec", "SPEC's job set", "", 'preset = "spec"'),
+    ("easypp_spec", "the default job set", "", 'preset = "spec"'),
 )
 #: The variants of the EASY++ campaigns: EASY++ as Tsafrir et al. define it (avg2 predictions, shortest prediction
 #: backfilled first) and as the study's text describes it ("replaces user-provided runtime estimates by the average
@@ -60,7 +60,7 @@ def table7(main: pd.DataFrame | None, traces: list[str]) -> str:
             f"{len(gaps)} lie within {TABLE7_TOLERANCE:.0f} points." if gaps else "")
     return ("## Improvement over EASY-FCFS (Table 7)\n\n"
             "`rf` with the safeguard (classification-idempotent) over plain EASY-FCFS on the same job set. "
-            "\"ours\" merges a killed job's runs (SPEC section 3: r_j and the final run); the two next columns "
+            "\"ours\" merges a killed job's runs (docs/semantics/scheduling.md#metrics: r_j and the final run); the two next columns "
             "read Batsim's out_jobs.csv row by row instead (a rerun submitted at its kill; with / without the "
             "killed runs' rows). Last column: the class-clairvoyant baseline.\n\n"
             + table(["trace", "variant", "ours (%)", "theirs (%)", "diff", "rows incl. killed (%)",
@@ -169,7 +169,7 @@ def easy_plus_plus(out: Path, main: pd.DataFrame | None) -> str:
             "EASY-FCFS. No classifier setting enters that figure, so it checks the base: ours is the variant "
             "`easy++` of the classification campaigns (`--predictor avg2 --backfill SPF`), over plain EASY-FCFS on "
             "each of three job sets: the Batsim converter's (the study's, as in the main campaigns), every record "
-            "that ran with the overruns killed at their walltime, and SPEC's; and, as the study's text describes "
+            "that ran with the overruns killed at their walltime, and the default one; and, as the study's text describes "
             "EASY++ (\"replaces user-provided runtime estimates by the average runtime of the two previous jobs\", "
             "no word of backfilling), the predictions alone with FCFS backfilling (variant `avg2`). The FCFS-CI "
             "columns repeat Table 7.\n\n")

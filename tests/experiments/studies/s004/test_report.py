@@ -151,9 +151,9 @@ def test_easy_plus_plus_checks_the_base_and_names_it_where_perfect_classes_fall_
     assert ("lie beyond even perfect classes and no classifier setting tested accounts for them; there EASY++, "
             "which has no classifier, gains KTH-SP2 60.0 % against the study's 23 % (Tsafrir et al.'s own: 36 %) "
             "over EASY-FCFS") in text
-    # the original authors' figure (36 %): SPEC's job set (45.0) is the closest of ours, within 10 points;
+    # the original authors' figure (36 %): the default job set (45.0) is the closest of ours, within 10 points;
     # the study's own EASY++ (23 %) is not
-    assert ("on SPEC's job set: within 10 points on 1 of 1 traces, below on 0 (KTH-SP2 45.0 against 36 %). The "
+    assert ("on the default job set: within 10 points on 1 of 1 traces, below on 0 (KTH-SP2 45.0 against 36 %). The "
             "study's own EASY++ lies within 10 points of it on 2 of 4 traces (not on KTH-SP2 23 against 36 %, "
             "CTC-SP2 1 against 37 %)") in text
     assert "agree with the original authors'" not in text
@@ -176,14 +176,14 @@ def test_easy_plus_plus_checks_the_base_and_names_it_where_perfect_classes_fall_
 @pytest.mark.slow
 def test_gap_text_takes_its_figures_from_the_ablation(tmp_path):
     _write_study004_runs(tmp_path)
-    # SPEC's job set: EASY-FCFS's AVGbsld 5.0 where the preset's is 10.0; weekly features: accuracy 80 vs 86
+    # the default job set: EASY-FCFS's AVGbsld 5.0 where the preset's is 10.0; weekly features: accuracy 80 vs 86
     spec = tmp_path / "campaigns" / "abl_spec"
     spec.mkdir(parents=True)
     (spec / "runs.csv").write_text("trace,policy,variant,status,avg_bsld,sum_bsld\n"
                                    "KTH-SP2-1996-2.1-cln,FCFS,base,ok,5.0,50.0\n")
     _write_quality(tmp_path, "abl_converter_weekly", "1000,300,50,500,150,0.80,0.86,0.67")
     text = report._gaps(tmp_path)
-    assert "against SPEC's job set by KTH-SP2 x2.00" in text
+    assert "against the default job set by KTH-SP2 x2.00" in text
     # the weekly features' accuracy against Table 5, trace by trace (80.0 against 86: not within a point)
     assert ("With lag and aggregate features frozen at the weekly retraining - what the study's text says it did - "
             "accuracy is 80.0 against 86 (KTH-SP2, -6.0) (`abl_converter_weekly`), and not on KTH-SP2. Live "

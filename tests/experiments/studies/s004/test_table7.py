@@ -41,7 +41,7 @@ def test_easy_plus_plus_is_set_beside_the_original_authors_job_set_by_job_set(tm
     assert ("our EASY++ lies, on converter's job set: within 10 points on 0 of 2 traces, below on 1 (KTH-SP2 10.0 "
             "against 36 %, CTC-SP2 80.0 against 37 %); on overruns killed at walltime: within 10 points on 2 of 2 "
             "traces, below on 1") in text
-    assert ("on SPEC's job set: within 10 points on 2 of 2 traces, below on 1 (KTH-SP2 40.0 against 36 %, CTC-SP2 "
+    assert ("on the default job set: within 10 points on 2 of 2 traces, below on 1 (KTH-SP2 40.0 against 36 %, CTC-SP2 "
             "35.0 against 37 %)") in text
     assert "The study's own EASY++ lies within 10 points of it on 2 of 4 traces (not on KTH-SP2 23 against 36 %" in text
     assert "agree" not in text
