@@ -45,6 +45,8 @@ import math
 from dataclasses import dataclass
 from typing import Callable, Protocol
 
+from bftune.learning.registry import Registry
+
 #: Smallest planning estimate: policies divide by p~, and a 0 s plan says nothing.
 MIN_PREDICTION = 1.0
 
@@ -265,15 +267,12 @@ class PredictorKind:
 
 
 #: Every predictor, by name, in the order the help lists them.
-PREDICTOR_KINDS: dict[str, PredictorKind] = {}
+PREDICTOR_KINDS: Registry[PredictorKind] = Registry("predictor")
 
 
 def register_predictor(kind: PredictorKind) -> PredictorKind:
     """Make a predictor known by name everywhere predictors are named (a name is registered once)."""
-    if kind.name in PREDICTOR_KINDS:
-        raise ValueError(f"predictor {kind.name} is registered twice")
-    PREDICTOR_KINDS[kind.name] = kind
-    return kind
+    return PREDICTOR_KINDS.add(kind.name, kind)
 
 
 def _walltime(parameter: str, seed: int) -> Predictor:

@@ -16,6 +16,8 @@ import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable
 
+from bftune.learning.registry import Registry
+
 if TYPE_CHECKING:  # the generator is passed in; this module itself needs no numpy
     import numpy as np
 
@@ -173,15 +175,12 @@ class SelectorKind:
 
 
 #: Every selector, by name, in the order the help lists them.
-SELECTOR_KINDS: dict[str, SelectorKind] = {}
+SELECTOR_KINDS: Registry[SelectorKind] = Registry("selector")
 
 
 def register_selector(kind: SelectorKind) -> SelectorKind:
     """Make a selector known by name everywhere selectors are named (a name is registered once)."""
-    if kind.name in SELECTOR_KINDS:
-        raise ValueError(f"selector {kind.name} is registered twice")
-    SELECTOR_KINDS[kind.name] = kind
-    return kind
+    return SELECTOR_KINDS.add(kind.name, kind)
 
 
 def _fixed(candidates: list[str], policy: str, decay: float, epsilon: float, noise: float) -> Selector:

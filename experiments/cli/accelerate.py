@@ -292,7 +292,7 @@ def cmd_accelerate(args: argparse.Namespace) -> int:
     return 0
 
 
-def add_accelerate_parser(subparsers) -> argparse.ArgumentParser:
+def add_parser(subparsers: argparse._SubParsersAction, parents: Parents) -> argparse.ArgumentParser:
     p = subparsers.add_parser(
         "accelerate", help="compile the decision core with mypyc (optional; falls back to interpreted)",
         description="Compile the decision core and the local event loop with mypyc into the build cache "
@@ -313,8 +313,3 @@ def add_accelerate_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--remove", action="store_true", help="remove every build (bftune runs interpreted)")
     p.set_defaults(func=cmd_accelerate)
     return p
-
-
-def add_parser(subparsers: argparse._SubParsersAction, parents: Parents) -> None:
-    """The command module's interface (``experiments/cli/main.py`` calls every one alike)."""
-    add_accelerate_parser(subparsers)

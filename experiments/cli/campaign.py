@@ -21,7 +21,7 @@ def cmd_campaign(args: argparse.Namespace) -> int:
     return main(args)
 
 
-def add_campaign_parser(subparsers) -> argparse.ArgumentParser:
+def add_parser(subparsers: argparse._SubParsersAction, parents: Parents) -> argparse.ArgumentParser:
     """Register ``campaign CONFIG --out DIR [--dask ADDR] [--workers N] [--shard PARTS/N] [--data DIR]
     [--report-only]``."""
     p = subparsers.add_parser(
@@ -65,8 +65,3 @@ def add_shard_argument(p: argparse.ArgumentParser) -> None:
                    help="run only these of N parts of the runs (0/2 and 1/2 on two machines; 0-9/16 takes ten "
                         "parts of sixteen), then copy every runs/*.json into one directory and run the same "
                         "command without --shard to write the tables")
-
-
-def add_parser(subparsers: argparse._SubParsersAction, parents: Parents) -> None:
-    """The command module's interface (``experiments/cli/main.py`` calls every one alike)."""
-    add_campaign_parser(subparsers)

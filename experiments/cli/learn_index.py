@@ -70,7 +70,7 @@ def _integer(text: str) -> int:
     return value
 
 
-def add_learn_index_parser(subparsers) -> argparse.ArgumentParser:
+def add_parser(subparsers: argparse._SubParsersAction, parents: Parents) -> argparse.ArgumentParser:
     p = subparsers.add_parser(
         "learn-index", help="learn index policies by regression on simulated trials (docs/semantics/learning.md#learned-index-policies)",
         description="Score the jobs of random (S, Q) windows by simulating random permutations of Q, fit the "
@@ -97,8 +97,3 @@ def add_learn_index_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     p.set_defaults(func=cmd_learn_index)
     return p
-
-
-def add_parser(subparsers: argparse._SubParsersAction, parents: Parents) -> None:
-    """The command module's interface (``experiments/cli/main.py`` calls every one alike)."""
-    add_learn_index_parser(subparsers)

@@ -16,7 +16,7 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     return main(args)
 
 
-def add_reproduce_parser(subparsers) -> argparse.ArgumentParser:
+def add_parser(subparsers: argparse._SubParsersAction, parents: Parents) -> argparse.ArgumentParser:
     """Register ``reproduce STUDY [--scale quick|paper] --out DIR [--workers N] [--dask ADDR] [--only NAMES]
     [--shard PARTS/N] [--data DIR] [--report-only]``."""
     studies = "; ".join(f"{n}: {entry.title}" for n, entry in STUDIES.items())
@@ -42,8 +42,3 @@ def add_reproduce_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--no-progress", action="store_true", help="no progress bars on stderr")
     p.set_defaults(func=cmd_reproduce)
     return p
-
-
-def add_parser(subparsers: argparse._SubParsersAction, parents: Parents) -> None:
-    """The command module's interface (``experiments/cli/main.py`` calls every one alike)."""
-    add_reproduce_parser(subparsers)

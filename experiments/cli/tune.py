@@ -22,12 +22,12 @@ DEFAULT_WEEKS = 250
 DEFAULT_FINALISTS = 3
 
 
-def add_tune_parser(subparsers, workload: argparse.ArgumentParser) -> argparse.ArgumentParser:
-    """Register ``tune``; ``workload`` is the workload options' parent parser (--trace, --procs, ...)."""
+def add_parser(subparsers: argparse._SubParsersAction, parents: Parents) -> argparse.ArgumentParser:
+    """Register ``tune``, with the workload options' parent parser (--trace, --procs, ...)."""
     from bftune.experiments.tune.candidates import PAIR_POLICIES  # light: the option table is loaded anyway
 
     p = subparsers.add_parser(
-        "tune", parents=[workload],
+        "tune", parents=[parents.workload],
         help="tell an admin how to set EASY for their machine, from their own trace or Slurm accounting",
         description="Choose an EASY configuration for a machine from its own workload (an SWF trace or a Slurm "
                     "sacct --parsable2 dump): per-user weekly resampling of each half of the trace, candidates raced on the "
@@ -143,8 +143,3 @@ def settings_from_args(args: argparse.Namespace):
                     thresholds=cand.parse_thresholds(args.thresholds), max_weeks=args.weeks,
                     finalists=args.finalists, seed=args.seed, tau=tau, out=Path(args.out), workers=args.workers,
                     dask=args.dask, progress=not args.no_progress)
-
-
-def add_parser(subparsers: argparse._SubParsersAction, parents: Parents) -> None:
-    """The command module's interface (``experiments/cli/main.py`` calls every one alike)."""
-    add_tune_parser(subparsers, parents.workload)
