@@ -250,10 +250,13 @@ def layers_picture() -> str:
     ax.set_ylim(-0.5, len(rows) - 0.5)
     ax.axis("off")
     out = io.StringIO()
-    fig.savefig(out, format="svg", bbox_inches="tight")
+    with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": "bftune-layers"}):  # text as text; stable ids
+        fig.savefig(out, format="svg", bbox_inches="tight", metadata={"Date": None})
     plt.close(fig)
     svg = out.getvalue()
-    return svg[svg.index("<svg"):]
+    svg = re.sub(r"<metadata>.*?</metadata>", "", svg[svg.index("<svg"):], flags=re.DOTALL)
+    # one line in a <div>: Markdown would break a multi-line block at its blank lines into paragraphs
+    return '<div class="layers-picture">' + " ".join(svg.split()) + "</div>"
 
 
 def predictors_text() -> str:
