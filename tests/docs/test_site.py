@@ -65,6 +65,10 @@ def test_generated_pages_hold_what_the_code_produces(site):
     assert "UNICEF" in policies and "Lin" in policies
     layers = (site / "developer" / "architecture" / "index.html").read_text()
     assert "batsim driver" in layers and "may import" in layers
+    picture = layers[layers.index('<div class="layers-picture">'):]
+    picture = picture[:picture.index("</svg>")]
+    for name in ("command line", "studies", "campaigns", "runs", "core", "support"):  # one box per layer, as text
+        assert f">{name}<" in picture, name
 
 
 def test_the_studies_reports_are_included_not_copied(site):
