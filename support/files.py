@@ -31,9 +31,13 @@ there before a failed run must still be the old one.
 A result directory is owned by bftune: it is replaced as a whole, so one
 that holds files bftune did not write (``--out .``, a home directory) is
 refused instead of being swept away.  A directory written by this module
-holds a small marker file, :data:`MARKER`; callers name the files an older
-result of theirs may hold (``replaces``) so that results written before the
-marker existed are replaced too.
+holds a small marker file, :data:`MARKER`, which lists the names the result
+wrote: the directory may be replaced only while it holds nothing else, so a
+campaign or a tune that later wrote into a directory that once held a
+``simulate`` result (its stored runs, its lock) is never replaced by the
+next ``simulate``.  Callers name the files an older result of theirs may hold
+(``replaces``) so that results written before the marker existed, or before
+it listed its names, are replaced too.
 
 Limits (docs/reliability.md, "Outputs are complete or absent"): where the platform or file system offers
 no atomic exchange, the swap takes two renames and a crash between them
@@ -221,7 +225,8 @@ def check_output_dir(path: str | os.PathLike[str] | None, what: str = "--out",
             raise OutputError(f"{what} {path}: exists and is not a directory")
         foreign = _foreign_entry(final, replaces)
         if foreign is not None:
-            raise OutputError(f"{what} {path}: holds {foreign!r}, which bftune did not write; a result directory "
+            raise OutputError(f"{what} {path}: holds {foreign!r}, which is not part of an earlier result of this "
+                              "command (another command's stored work, or files of your own); a result directory "
                               "is replaced as a whole, so choose a new or empty directory")
     _check_creatable(final, path, what)
     return final
@@ -272,12 +277,27 @@ def _foreign_entry(directory: Path, replaces: Collection[str]) -> str | None:
         names = sorted(os.listdir(directory))
     except OSError as exc:
         raise OutputError(f"{directory}: cannot list it: {exc.strerror or exc}") from None
-    if MARKER in names:
-        return None
+    ours = {MARKER, *replaces, *_marked_names(directory / MARKER)} if MARKER in names else set(replaces)
     for name in names:
-        if name not in replaces and not _LEFTOVER_RE.match(name):
+        if name not in ours and not _LEFTOVER_RE.match(name):
             return name
     return None
+
+
+def _marked_names(marker: Path) -> list[str]:
+    """The names a result directory's marker lists (none for a marker written before it listed them)."""
+    try:
+        lines = marker.read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        return []
+    return [line for line in lines[1:] if line and "/" not in line]
+
+
+def _marker_text(staging: Path) -> str:
+    """The marker of a result: what it is, then every name it wrote (what a later run may replace)."""
+    names = sorted(name for name in os.listdir(staging) if name != MARKER)
+    return "written by bftune; replaced as a whole by the next run while it holds only these:\n" + \
+        "".join(f"{name}\n" for name in names)
 
 
 # --- result directories --------------------------------------------------------------------------
@@ -299,6 +319,7 @@ class ResultDir:
     def __init__(self, path: str | os.PathLike[str] | None, *, what: str = "--out",
                  replaces: Collection[str] = (), keep_failed: bool = False) -> None:
         self.final = check_output_dir(path, what, replaces)
+        self.replaces = tuple(replaces)
         self.what = what
         self.keep_failed = keep_failed
         self.failed_path = self.final.with_name(self.final.name + FAILED_SUFFIX)
@@ -324,7 +345,12 @@ class ResultDir:
         assert staging is not None and self._fd is not None
         try:
             if exc_type is None:
-                atomic_write_text(staging / MARKER, "written by bftune; replaced as a whole by the next run\n")
+                atomic_write_text(staging / MARKER, _marker_text(staging))
+                # again, just before the swap: another command may have written there while this one worked
+                foreign = _foreign_entry(self.final, self.replaces) if self.final.is_dir() else None
+                if foreign is not None:
+                    raise OutputError(f"{self.what} {self.final}: now holds {foreign!r}, which this command did "
+                                      f"not write (written there while it ran); its results are in {staging}")
                 try:
                     _swap_into_place(staging, self.final)
                 except OSError as err:

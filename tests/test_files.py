@@ -131,7 +131,7 @@ def test_foreign_directories_are_never_swept_away(tmp_path):
     home = tmp_path / "home"
     home.mkdir()
     (home / "thesis.tex").write_text("years of work")
-    with pytest.raises(OutputError, match="holds 'thesis.tex', which bftune did not write"):
+    with pytest.raises(OutputError, match="holds 'thesis.tex', which is not part of an earlier result"):
         result_dir(home)
     # ...but a result of an earlier version (no marker) is recognised by its names.
     legacy = tmp_path / "legacy"
@@ -140,6 +140,33 @@ def test_foreign_directories_are_never_swept_away(tmp_path):
     with result_dir(legacy, replaces=("a.csv", "b.json")) as stage:
         write_set(stage, "new")
     assert read_set(legacy)["a.csv"] == "a new\n"
+
+
+def test_a_result_directory_that_another_command_wrote_into_is_never_replaced(tmp_path):
+    out = tmp_path / "D"
+    with result_dir(out, replaces=("a.csv", "b.json")) as stage:
+        write_set(stage, "first")
+    assert (out / atomic.MARKER).read_text().splitlines()[1:] == ["a.csv", "b.json"]  # what it may replace
+    (out / "runs").mkdir()  # a campaign's stored runs, written into the directory later
+    (out / "runs" / "0123.json").write_text("{}")
+    with pytest.raises(OutputError, match="holds 'runs', which is not part of an earlier result"):
+        result_dir(out, replaces=("a.csv", "b.json"))
+    assert (out / "runs" / "0123.json").exists() and (out / "a.csv").read_text() == "a first\n"
+    # a marker of an earlier version lists nothing: only the caller's own names may then be replaced
+    (out / atomic.MARKER).write_text("written by bftune; replaced as a whole by the next run\n")
+    with pytest.raises(OutputError, match="holds 'runs'"):
+        result_dir(out, replaces=("a.csv", "b.json"))
+
+
+def test_a_directory_written_into_during_the_work_is_not_replaced_at_its_end(tmp_path):
+    out = tmp_path / "D"
+    with result_dir(out, replaces=("a.csv", "b.json")) as stage:
+        write_set(stage, "first")
+    with pytest.raises(OutputError, match="now holds 'report.md', which this command did not write"):
+        with result_dir(out, replaces=("a.csv", "b.json")) as stage:
+            write_set(stage, "second")
+            (out / "report.md").write_text("a campaign's report, written meanwhile")
+    assert (out / "report.md").exists() and (out / "a.csv").read_text() == "a first\n"
 
 
 def test_leftovers_of_dead_writers_are_cleaned_and_live_ones_kept(tmp_path):

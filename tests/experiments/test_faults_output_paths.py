@@ -48,7 +48,7 @@ def places(tmp_path, monkeypatch):
         "under a file": ("a-file/sub", "a-file is not a directory"),
         "empty": ("", "empty path"),
         "nowhere writable": ("/proc/bftune-nowhere/out", "cannot write in /proc"),
-        "someone's directory": ("home", "holds 'thesis.tex', which bftune did not write"),
+        "someone's directory": ("home", "holds 'thesis.tex', which is not part of an earlier result"),
     }
 
 

@@ -197,3 +197,19 @@ def test_temporaries_of_killed_runs_are_removed_by_the_next_run(tmp_path, monkey
     assert main(["download", "KTH-SP2", "--dest", "traces"]) == 0
     for directory in (tmp_path, tmp_path / "conv", tmp_path / "traces"):
         assert leftovers(directory) == [], directory
+
+
+def test_simulate_over_a_campaign_that_once_held_a_simulate_result_refuses_and_keeps_every_run(tmp_path, capsys):
+    out = tmp_path / "D"
+    assert main(["simulate", "--synthetic", "200", "--out", str(out)]) == 0
+    assert main(["campaign", "tiny_synthetic_offline", "--out", str(out), "--workers", "1", "--no-progress"]) == 0
+    runs = sorted((out / "runs").glob("*.json"))
+    assert len(runs) == 16
+    capsys.readouterr()
+    assert main(["simulate", "--synthetic", "300", "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "is not part of an earlier result of this command" in err
+    assert sorted((out / "runs").glob("*.json")) == runs and (out / "campaign.json").is_file()
+    # the same for demo, whose result is a set of directories
+    assert main(["demo", "--jobs", "200", "--procs", "16", "--out", str(out)]) == 2
+    assert sorted((out / "runs").glob("*.json")) == runs
