@@ -5,6 +5,7 @@ from __future__ import annotations
 import doctest
 import shutil
 import json
+import math
 import subprocess
 import sys
 
@@ -12,6 +13,7 @@ import bftune
 import pytest
 from bftune import api
 from bftune.experiments.cli.main import main
+from bftune.workloads.model import JobRecord
 from locations import REPO
 
 SMALL = dict(jobs=600, procs=64, seed=3)
@@ -90,3 +92,18 @@ def test_compare_runs_both_backends(tmp_path):
     assert comparison.agree and comparison.report["jobs"] == len(comparison.local) == len(comparison.batsim)
     assert (comparison.local["final_state"] == "COMPLETED_KILLED").any()
     assert (tmp_path / "cmp" / "compare.json").exists()
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("field, value", [("submit", math.nan), ("submit", math.inf), ("runtime", math.nan),
+                                          ("runtime", math.inf), ("runtime", "10"), ("walltime", math.nan)])
+def test_a_trace_with_a_time_that_is_not_a_number_is_refused_naming_the_job(field, value):
+    # a NaN submission time once made the simulator loop for good (100 % CPU, SIGINT ignored when compiled)
+    fields = {"id": 2, "submit": 5.0, "procs": 2, "runtime": 10.0, "walltime": 20.0, "user": 1, field: value}
+    with pytest.raises(bftune.WorkloadError, match=f"job 2: {field} .* (is not a finite number|is not a number)"):
+        bftune.simulate(bftune.Trace(jobs=[JobRecord(1, 0.0, 2, 10.0, 20.0, 1), JobRecord(**fields)], max_procs=8))
+
+
+def test_an_infinite_walltime_is_no_limit():
+    trace = bftune.Trace(jobs=[JobRecord(1, 0.0, 2, 10.0, math.inf, 1)], max_procs=8)
+    assert bftune.simulate(trace).summary["jobs"] == 1

@@ -7,8 +7,12 @@ decision core turns into its own mutable ``Job`` state.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field, fields, replace
+from operator import attrgetter
 from typing import Sequence, cast
+
+from bftune.workloads.errors import WorkloadError
 
 #: Seconds in a week: the unit traces are resampled, learned and judged by (the one definition; the duration
 #: parser's ``w`` unit is the core's own, which imports no other layer).
@@ -117,6 +121,9 @@ class Trace:
     # archive's acknowledgement lines.  Parsed values live in ``header``.
     header_lines: tuple[str, ...] = ()
 
+    def __post_init__(self) -> None:
+        check_times(self.jobs)
+
     def __len__(self) -> int:
         return len(self.jobs)
 
@@ -130,6 +137,33 @@ class Trace:
         changes.setdefault("header", dict(self.header))
         changes.setdefault("cleaning", dict(self.cleaning))
         return replace(self, jobs=jobs, **changes)
+
+
+def check_times(jobs: Sequence[JobRecord]) -> None:
+    """Every submission time and runtime a finite number, no walltime NaN (an infinite walltime: no limit).
+
+    The file readers refuse such values line by line; a trace built in Python (``bftune.Trace``, a notebook)
+    comes here.  A NaN submission time made the simulator loop for good and an infinite runtime failed deep
+    inside it, so the trace type itself refuses them, in one message naming the job.  The sums run at C speed
+    (a NaN or an infinity anywhere makes the sum so): about 10 ms for 300,000 jobs; only a failing trace is
+    searched job by job.
+    """
+    for name in ("submit", "runtime"):
+        get = attrgetter(name)
+        try:
+            fine = math.isfinite(math.fsum(map(get, jobs)))
+        except (OverflowError, ValueError):  # inf + -inf, or a finite sum past the largest float
+            fine = False
+        except TypeError:  # not a number at all
+            fine = False
+        if not fine:
+            for job in jobs:
+                value = get(job)
+                if not isinstance(value, (int, float)) or not math.isfinite(value):
+                    raise WorkloadError(f"job {job.id}: {name} {value!r} is not a finite number of seconds")
+    if any(map(math.isnan, map(attrgetter("walltime"), jobs))):
+        job = next(j for j in jobs if math.isnan(j.walltime))
+        raise WorkloadError(f"job {job.id}: walltime nan is not a number of seconds (inf: no limit)")
 
 
 #: Minimum width of zero-padded job names (what Batsim's golden files use).
