@@ -199,6 +199,7 @@ def test_temporaries_of_killed_runs_are_removed_by_the_next_run(tmp_path, monkey
         assert leftovers(directory) == [], directory
 
 
+@pytest.mark.slow
 def test_simulate_over_a_campaign_that_once_held_a_simulate_result_refuses_and_keeps_every_run(tmp_path, capsys):
     out = tmp_path / "D"
     assert main(["simulate", "--synthetic", "200", "--out", str(out)]) == 0

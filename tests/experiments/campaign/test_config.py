@@ -93,6 +93,7 @@ def test_shipped_configs_expand_to_the_paper_campaigns():
     assert len(quick.specs) == 3 * per_trace
 
 
+@pytest.mark.slow
 def test_a_shipped_config_is_found_by_name_and_listed(tmp_path, capsys, monkeypatch):
     from bftune.experiments.cli.main import main
 
