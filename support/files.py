@@ -75,7 +75,8 @@ MARKER = ".bftune-result"
 FAILED_SUFFIX = ".failed"
 
 # tempfile's random part: 8 characters of [a-z0-9_].
-_LEFTOVER_RE = re.compile(r"^\.(?P<name>.+)\.(?:[a-z0-9_]{8}\.(?:tmp|part|probe)|(?P<kind>part|old)-[a-z0-9_]{8})$")
+#: Names of the temporaries this module makes (a store recognises them too).
+LEFTOVER = _LEFTOVER_RE = re.compile(r"^\.(?P<name>.+)\.(?:[a-z0-9_]{8}\.(?:tmp|part|probe)|(?P<kind>part|old)-[a-z0-9_]{8})$")
 
 
 #: Names longer than this (in bytes) are shortened in their temporaries' names (:func:`temp_stem`).

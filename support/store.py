@@ -46,7 +46,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterator, TextIO
 
-from bftune.support.files import atomic_write_text, clean_leftovers
+from bftune.support.files import LEFTOVER, atomic_write_text, clean_leftovers
 
 #: The lock file of every layout (named after campaigns, its first user).
 LOCK = ".campaign.lock"
@@ -93,6 +93,24 @@ class Layout:
     outputs: tuple[str, ...] = ("plots",)
     #: the exception raised for an unusable directory (the user's command turns it into one line)
     error: type[Exception] = StoreError
+
+
+def _stray_entry(path: Path, layout: Layout) -> str | None:
+    """The first entry of a directory without the layout's identity file that the layout does not make.
+
+    A store's directory is new, empty, or one the layout wrote (its identity file says so).  Without one it
+    may hold only the layout's own folders and lock (the runs of shards, copied into a new directory to be
+    merged) and temporaries: anything else is someone's files, which the tables and report written into the
+    directory could overwrite (``--out .``, a home directory, ``/``).
+    """
+    if (path / layout.identity).exists():
+        return None
+    ours = {layout.items, layout.failures, LOCK, *layout.outputs,
+            *(name for name, _ in layout.foreign)}  # another layout's directory: refuse_foreign says which
+    for name in sorted(os.listdir(path)):
+        if name not in ours and not LEFTOVER.match(name):
+            return name
+    return None
 
 
 class DirectoryLock:
@@ -161,6 +179,11 @@ class Store:
                                f"{exc.strerror or exc}{f' ({exc.filename})' if exc.filename else ''}") from None
         if not os.access(path, os.W_OK | os.X_OK):
             raise layout.error(f"{path}: cannot write in it (permission denied)")
+        stray = _stray_entry(path, layout)
+        if stray is not None:
+            raise layout.error(f"{path}: holds {stray!r} and no {layout.identity}: not a {what} directory; "
+                               "give a new or empty directory for --out (bftune writes its tables and report "
+                               "there, and would overwrite files of the same names)")
         return cls(path, layout)
 
     # --- the directory ----------------------------------------------------------------------

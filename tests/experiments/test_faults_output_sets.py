@@ -10,6 +10,8 @@ Temporaries of killed runs are removed by the next run.
 
 from __future__ import annotations
 
+import shutil
+
 import json
 import os
 import signal
@@ -203,7 +205,14 @@ def test_temporaries_of_killed_runs_are_removed_by_the_next_run(tmp_path, monkey
 def test_simulate_over_a_campaign_that_once_held_a_simulate_result_refuses_and_keeps_every_run(tmp_path, capsys):
     out = tmp_path / "D"
     assert main(["simulate", "--synthetic", "200", "--out", str(out)]) == 0
-    assert main(["campaign", "tiny_synthetic_offline", "--out", str(out), "--workers", "1", "--no-progress"]) == 0
+    # today a campaign refuses a directory that holds another command's result...
+    assert main(["campaign", "tiny_synthetic_offline", "--out", str(out), "--workers", "1", "--no-progress"]) == 2
+    assert "and no campaign.json: not a campaign directory" in capsys.readouterr().err
+    # ...but an earlier bftune wrote one there: its stored runs beside the simulate result and its marker
+    elsewhere = tmp_path / "C"
+    assert main(["campaign", "tiny_synthetic_offline", "--out", str(elsewhere), "--workers", "1",
+                 "--no-progress"]) == 0
+    shutil.copytree(elsewhere, out, dirs_exist_ok=True)
     runs = sorted((out / "runs").glob("*.json"))
     assert len(runs) == 16
     capsys.readouterr()
@@ -214,3 +223,23 @@ def test_simulate_over_a_campaign_that_once_held_a_simulate_result_refuses_and_k
     # the same for demo, whose result is a set of directories
     assert main(["demo", "--jobs", "200", "--procs", "16", "--out", str(out)]) == 2
     assert sorted((out / "runs").glob("*.json")) == runs
+
+
+@pytest.mark.slow
+def test_campaign_and_tune_write_only_into_a_new_empty_or_their_own_directory(tmp_path, capsys):
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "report.md").write_text("my own notes")
+    assert main(["campaign", "tiny_synthetic_offline", "--out", str(mine), "--workers", "1", "--no-progress"]) == 2
+    assert "holds 'report.md' and no campaign.json" in capsys.readouterr().err
+    assert main(["tune", "--synthetic", "2000", "--procs", "32", "--budget", "10s", "--out", str(mine)]) == 2
+    assert "holds 'report.md' and no tune.json" in capsys.readouterr().err
+    assert sorted(p.name for p in mine.iterdir()) == ["report.md"] and (mine / "report.md").read_text() == "my own notes"
+    # the runs of shards, copied into a new directory to be merged, are the campaign's own: accepted
+    parts = tmp_path / "parts"
+    assert main(["campaign", "tiny_synthetic_offline", "--out", str(parts), "--workers", "1", "--no-progress"]) == 0
+    merged = tmp_path / "merged"
+    shutil.copytree(parts / "runs", merged / "runs")
+    capsys.readouterr()
+    assert main(["campaign", "tiny_synthetic_offline", "--out", str(merged), "--workers", "1", "--no-progress"]) == 0
+    assert "0 runs done, 16 reused" in capsys.readouterr().out
