@@ -6,10 +6,9 @@ import pytest
 from bftune.learning.decoupled import DecoupledClassifier
 from bftune.schedulers.config import ConfigError, SchedulerConfig
 from bftune.schedulers.drivers.local.simulator import simulate
-from bftune.workloads.model import JobRecord
+from bftune.workloads.model import WEEK, JobRecord
 from bftune.workloads.synthetic import generate
 
-WEEK = 604800.0
 
 
 def submit(clf, job_id, t, runtime, user=1, procs=1, walltime=3600):
