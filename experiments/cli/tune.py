@@ -69,10 +69,15 @@ def cmd_tune(args: argparse.Namespace) -> int:
     from bftune.experiments.tune.engine import TuneError, run
     from bftune.experiments.tune.outputs import summary_text, write_all
 
+    published: list[tuple[list[dict], dict, dict]] = []
+
+    def publish(race) -> None:  # inside the run's lock: the outputs are the race's, as one set
+        published.append(write_all(race))
+
     try:
         settings = settings_from_args(args)
-        race = run(settings)
-        rows, rec, record = write_all(race)
+        race = run(settings, publish=publish)
+        rows, rec, record = published[0]
     except (TuneError, BudgetError, CampaignError) as exc:
         print(f"bftune: error: {exc}", file=sys.stderr)
         return 2

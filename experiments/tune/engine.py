@@ -27,7 +27,7 @@ import sys
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import TextIO
+from typing import Callable, TextIO
 
 import numpy as np
 
@@ -283,8 +283,12 @@ class _Runner:
         self.session.close(finished)
 
 
-def run(settings: Settings, stream: TextIO | None = None) -> Race:
-    """The whole tune run (module docstring); the :class:`Race` the outputs are made from."""
+def run(settings: Settings, stream: TextIO | None = None, publish: Callable[[Race], None] | None = None) -> Race:
+    """The whole tune run (module docstring); the :class:`Race` the outputs are made from.
+
+    ``publish`` writes the outputs while the directory is still locked, so that a second tune started
+    meanwhile cannot take the directory between the race and its outputs, nor write its own beside them.
+    """
     stream = stream if stream is not None else sys.stderr
     wall0, cpu0 = time.perf_counter(), time.process_time()
     data = describe_data(settings)
@@ -324,6 +328,8 @@ def run(settings: Settings, stream: TextIO | None = None) -> Race:
                          "weeks_reused": runner.reused, "estimate_s": race_.plan.estimate_s}
         for key, error in runner.failed.items():
             race_.status[key] = {"state": "failed", "reason": error}
+        if publish is not None:
+            publish(race_)
     return race_
 
 

@@ -12,8 +12,9 @@
 ``report.html``            the self-contained report (``report.py``)
 =========================  =====================================================================
 
-Each file is written atomically; JSON follows the project's one rule (NaN is
-null, infinity ``"inf"``).
+The seven files are one set (:func:`write_all`): made first, then written aside and renamed into place
+together, while the tune directory is still locked, so a kill or a second tune leaves the previous set or
+the new one, never a mix.  JSON follows the project's one rule (NaN is null, infinity ``"inf"``).
 """
 
 from __future__ import annotations
@@ -24,14 +25,14 @@ import json
 from pathlib import Path
 
 from bftune import __version__
-from bftune.experiments.runs.summary import jsonable, write_json
+from bftune.experiments.runs.summary import jsonable
 from bftune.experiments.tune import analysis, forms
 from bftune.experiments.tune.budget import _fmt
 from bftune.experiments.tune.candidates import normalised
 from bftune.experiments.tune.engine import Race
 from bftune.experiments.tune.stats import ALPHA, LEVEL, RECOMMENDATION_RESAMPLES
 from bftune.experiments.tune.weeks import METRICS, OBJECTIVES
-from bftune.support.files import atomic_write_text
+from bftune.support.files import atomic_write_many
 
 FILES = ("recommendation.json", "simulate_flags.txt", "pybatsim_options.json", "campaign.toml", "ranking.csv",
          "weeks.csv", "report.html")
@@ -126,8 +127,18 @@ def weeks_csv(race: Race) -> str:
     return buf.getvalue()
 
 
+#: The outputs of a tune run, one set: written together (:func:`write_all`).
+OUTPUTS = ("recommendation.json", "simulate_flags.txt", "pybatsim_options.json", "campaign.toml", "ranking.csv",
+           "weeks.csv", "report.html")
+
+
 def write_all(race: Race) -> tuple[list[dict], dict, dict]:
-    """Every output file; returns the ranking, the recommendation and its record."""
+    """Every output file, as one set; returns the ranking, the recommendation and its record.
+
+    Every file's content is made first, then all are written aside and renamed into place back to back
+    (:func:`bftune.support.files.atomic_write_many`): a kill or a full disk while they are made or written
+    leaves the previous set whole, so a recommendation never sits beside another run's report.
+    """
     from bftune.experiments.tune.report import html_report  # matplotlib: imported when the report is made
 
     out = Path(race.settings.out)
@@ -135,14 +146,22 @@ def write_all(race: Race) -> tuple[list[dict], dict, dict]:
     rec = analysis.recommend(race, rows)
     record = recommendation_record(race, rows, rec)
     c = rec["candidate"]
-    write_json(out / "recommendation.json", record)
-    atomic_write_text(out / "simulate_flags.txt", forms.simulate_command(race.settings, c) + "\n")
-    write_json(out / "pybatsim_options.json", forms.pybatsim_options(c))
-    atomic_write_text(out / "campaign.toml", forms.campaign_toml(race.settings, c, max(race.test_weeks, 1)))
-    atomic_write_text(out / "ranking.csv", ranking_csv(rows))
-    atomic_write_text(out / "weeks.csv", weeks_csv(race))
-    atomic_write_text(out / "report.html", html_report(race, rows, rec, record))
+    texts = {
+        "recommendation.json": json_text(record),
+        "simulate_flags.txt": forms.simulate_command(race.settings, c) + "\n",
+        "pybatsim_options.json": json_text(forms.pybatsim_options(c)),
+        "campaign.toml": forms.campaign_toml(race.settings, c, max(race.test_weeks, 1)),
+        "ranking.csv": ranking_csv(rows),
+        "weeks.csv": weeks_csv(race),
+        "report.html": html_report(race, rows, rec, record),
+    }
+    atomic_write_many({out / name: texts[name].encode() for name in OUTPUTS})
     return rows, rec, record
+
+
+def json_text(data) -> str:
+    """What :func:`bftune.experiments.runs.summary.write_json` writes: strict JSON, indented, a final newline."""
+    return json.dumps(jsonable(data), indent=2, allow_nan=False) + "\n"
 
 
 def summary_text(race: Race, rows: list[dict], rec: dict, record: dict) -> str:

@@ -219,3 +219,20 @@ def test_dask_gives_the_same_recommendation(quick, tmp_path):
     assert b["budget"]["weeks_simulated"] > 0
     for key in ("configuration", "gain", "interval"):
         assert a[key] == b[key], key
+
+
+@pytest.mark.slow
+def test_the_outputs_are_one_set_an_interrupted_rerun_leaves_the_previous_one(tmp_path, monkeypatch):
+    from bftune.experiments.tune import outputs, report
+
+    out = tmp_path / "o"
+    assert main(["tune", *QUICK, "--out", str(out)]) == 0
+    before = {name: (out / name).read_bytes() for name in outputs.OUTPUTS}
+    assert json.loads(before["recommendation.json"])["objective"] == "avg_wait"
+
+    def interrupted(*args, **kwargs):  # a kill while the last output is made, after the others are
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(report, "html_report", interrupted)
+    assert main(["tune", *QUICK, "--objective", "avg_bsld", "--out", str(out)]) == 130  # as Ctrl-C
+    assert {name: (out / name).read_bytes() for name in outputs.OUTPUTS} == before  # the old set, whole
