@@ -76,7 +76,7 @@ FAILED_SUFFIX = ".failed"
 
 # tempfile's random part: 8 characters of [a-z0-9_].
 #: Names of the temporaries this module makes (a store recognises them too).
-LEFTOVER = _LEFTOVER_RE = re.compile(r"^\.(?P<name>.+)\.(?:[a-z0-9_]{8}\.(?:tmp|part|probe)|(?P<kind>part|old)-[a-z0-9_]{8})$")
+LEFTOVER = re.compile(r"^\.(?P<name>.+)\.(?:[a-z0-9_]{8}\.(?:tmp|part|probe)|(?P<kind>part|old)-[a-z0-9_]{8})$")
 
 
 #: Names longer than this (in bytes) are shortened in their temporaries' names (:func:`temp_stem`).
@@ -280,7 +280,7 @@ def _foreign_entry(directory: Path, replaces: Collection[str]) -> str | None:
         raise OutputError(f"{directory}: cannot list it: {exc.strerror or exc}") from None
     ours = {MARKER, *replaces, *_marked_names(directory / MARKER)} if MARKER in names else set(replaces)
     for name in names:
-        if name not in ours and not _LEFTOVER_RE.match(name):
+        if name not in ours and not LEFTOVER.match(name):
             return name
     return None
 
@@ -460,7 +460,7 @@ def clean_leftovers(directory: str | os.PathLike[str], name: str | None = None) 
     done = []
     stem = temp_stem(name) if name is not None else None
     for entry in entries:
-        match = _LEFTOVER_RE.match(entry.name)
+        match = LEFTOVER.match(entry.name)
         if match is None or (stem is not None and match.group("name") != stem):
             continue
         restore = name if name is not None else match.group("name")
