@@ -21,6 +21,20 @@ MAX_RESAMPLES = 10_000
 RESAMPLES_WHY = "tens of resampled traces already bound the noise of a mean"
 #: Runs of one campaign (campaign.json lists them all; one file per run).
 MAX_RUNS = 100_000
+
+
+def check_run_count(count: int) -> str | None:
+    """Why a plan of ``count`` runs is refused, or None.
+
+    Every kind counts its runs from the sizes of its lists *before* it builds
+    them: a plan of millions of runs once took gigabytes and minutes before
+    the refusal (each run is about a kilobyte while the plan is made).
+    """
+    if count > MAX_RUNS:
+        return f"{count:,} runs: at most {MAX_RUNS:,} in one campaign (split it into several)"
+    return None
+
+
 #: ``synthetic:N:M``: ten times the largest archive trace (CEA-Curie: 290,124 jobs); machines up to
 #: ``bftune.workloads.limits.MAX_PROCS`` (ANL Intrepid, 163,840 cores, is the largest archive machine).
 MAX_SYNTHETIC_JOBS = 3_000_000

@@ -97,6 +97,7 @@ from typing import Any
 import numpy as np
 
 from bftune.experiments.campaign.kinds.kind import CampaignKind, Expansion, TableSpec, whole_trace_columns
+from bftune.experiments.campaign.limits import check_run_count
 from bftune.experiments.campaign.section import Section
 from bftune.experiments.campaign.specs import RunSpec
 from bftune.experiments.campaign.workloads import base_trace, source_key, trace_label, trace_path
@@ -210,6 +211,9 @@ def expand(t: Section, workload: dict, seed: int, tau: float) -> Expansion:
     forest = {key: value for key in FOREST_KEYS if (value := t.option(key, OPTIONS[key].default))
               != OPTIONS[key].default}
     by_trace = _trace_policies(t, [label for _, _, label in sources])
+    runs = sum(len(by_trace.get(label, policies)) for _, _, label in sources) * len(variants)
+    if why := check_run_count(runs):
+        raise t.error("policies", f"{len(sources)} traces x {len(policies)} policies x {len(variants)} variants: {why}")
     reservation = t.option("reservation", OPTIONS["reservation"].default)
     cleaning = workload["cleaning"] or preset.cleaning  # [workload] cleaning wins over the preset's
     if cleaning != CLEANINGS[0] and any(path is None for _, path, _ in sources):

@@ -56,7 +56,7 @@ from functools import lru_cache
 import numpy as np
 
 from bftune.experiments.campaign.kinds.kind import CampaignKind, Expansion, TableSpec, whole_trace_columns
-from bftune.experiments.campaign.limits import MAX_PROCS
+from bftune.experiments.campaign.limits import MAX_PROCS, check_run_count
 from bftune.experiments.campaign.section import Section
 from bftune.experiments.campaign.specs import RunSpec
 from bftune.experiments.campaign.workloads import base_trace, trace_label, trace_path
@@ -155,6 +155,9 @@ def expand(t: Section, workload: dict, seed: int, tau: float) -> Expansion:
             raise t.error("traces", f"{trace!r} and {seen[label]!r} have the same name {label!r} in the tables")
         seen[label] = trace
         sources.append(("archive", trace, path, label, (True, False) if no_bf else (True,)))
+    runs = sum(len(modes) for *_, modes in sources) * (len(CLOCKS) if ablation else 1) * len(policies)
+    if why := check_run_count(runs):  # an upper bound (the clock ablation skips some): counted before built
+        raise t.error("policies", f"{len(sources)} sources x {len(policies)} policies: {why}")
     specs = []
     for scenario, src, path, label, modes in sources:
         for clock in CLOCKS if ablation else CLOCKS[:1]:

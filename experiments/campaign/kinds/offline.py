@@ -32,7 +32,7 @@ from __future__ import annotations
 import math
 
 from bftune.experiments.campaign.kinds.kind import CampaignKind, Expansion, TableSpec, resampled_columns
-from bftune.experiments.campaign.limits import MAX_WEEKS, WEEKS_WHY
+from bftune.experiments.campaign.limits import MAX_WEEKS, WEEKS_WHY, check_run_count
 from bftune.experiments.campaign.section import Section
 from bftune.experiments.campaign.specs import RunSpec, derive_seed
 from bftune.experiments.campaign.workloads import weekly_jobs
@@ -60,6 +60,10 @@ def expand(t: Section, workload: dict, seed: int, tau: float) -> Expansion:
     if not isinstance(baseline, list) or len(baseline) != 2:
         raise t.error("baseline", f"expected [primary, backfill], got {baseline!r}")
     baseline = [t.parse("baseline", p, "policy") for p in baseline]
+    base_listed = baseline[0] in policies and baseline[1] in policies and "inf" in thresholds
+    if why := check_run_count(len(splits) * (len(thresholds) * len(policies) ** 2 + (not base_listed))):
+        raise t.error("policies", f"{len(splits)} halves x {len(thresholds)} thresholds x {len(policies)}^2 "
+                                  f"policy pairs: {why}")
     configs = [(pr, pb, th) for th in thresholds for pr in policies for pb in policies]
     base = (baseline[0], baseline[1], "inf")
     if base not in configs:

@@ -60,7 +60,7 @@ import math
 from bftune.experiments.campaign.kinds import jobtables
 from bftune.experiments.campaign.kinds import pveasy_jobs as jobs
 from bftune.experiments.campaign.kinds.kind import CampaignKind, Expansion, TableSpec, whole_trace_columns
-from bftune.experiments.campaign.limits import MAX_PROCS, PROCS_WHY
+from bftune.experiments.campaign.limits import MAX_PROCS, PROCS_WHY, check_run_count
 from bftune.experiments.campaign.section import Section
 from bftune.experiments.campaign.specs import RunSpec
 from bftune.experiments.campaign.workloads import base_trace, source_key, trace_label, trace_path
@@ -135,14 +135,14 @@ def _errors(t: Section) -> list[float]:
     values = t.get("virtual_errors", [])
     if not isinstance(values, list):
         raise t.error("virtual_errors", f"expected a list of numbers in [0, 1), got {values!r}")
-    out = []
+    out: dict[float, None] = {}  # ordered, and a long list is checked in linear time
     for v in values:
         if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 <= v < 1:
             raise t.error("virtual_errors", f"expected numbers in [0, 1) (maximum relative errors), got {v!r}")
         if float(v) in out:
             raise t.error("virtual_errors", f"{v!r} is listed twice")
-        out.append(float(v))
-    return out
+        out[float(v)] = None
+    return list(out)
 
 
 def _procs(t: Section, n: int) -> list[int | None]:
@@ -180,6 +180,9 @@ def expand(t: Section, workload: dict, seed: int, tau: float) -> Expansion:
     if not main and not errors:
         raise t.error("schedulers", "nothing to run: give schedulers or virtual_errors")
     extra = _options(t, bool(errors))
+    per_trace = len(main) + len(errors) * n_seeds * len(virtual)
+    if why := check_run_count(len(traces) * per_trace):
+        raise t.error("traces", f"{len(traces)} traces x {per_trace:,} runs each: {why}")
     outputs = [jobtables.FIELD] if t.boolean("job_tables", False) else []
     specs = []
 
