@@ -15,6 +15,31 @@ import warnings
 from typing import Iterator
 
 
+#: The longest error line printed: a message naming a 30,000-column header or a 5,000-digit field once
+#: printed 90 KB; the head (what went wrong, where) and the tail (the advice) are what a reader needs.
+MAX_ERROR_CHARS = 1_000
+
+
+def error_line(message: object, *, lines: bool = False) -> str:
+    """``bftune: error: MESSAGE`` as one bounded line (``lines``: Batsim's log tail keeps its lines).
+
+    A message of several lines (an exception of a library) is joined with "; "; longer than
+    :data:`MAX_ERROR_CHARS`, its middle is cut and the cut is said.
+    """
+    text = str(message)
+    if not lines:
+        text = "; ".join(part.strip() for part in text.splitlines() if part.strip())
+    if len(text) > MAX_ERROR_CHARS:
+        head, tail = text[:MAX_ERROR_CHARS * 3 // 4], text[-MAX_ERROR_CHARS // 5:]
+        text = f"{head} [... {len(text) - len(head) - len(tail):,} characters cut ...] {tail}"
+    return f"bftune: error: {text}"
+
+
+def print_error(message: object, *, lines: bool = False) -> None:
+    """Print :func:`error_line` on the standard error."""
+    print(error_line(message, lines=lines), file=sys.stderr)
+
+
 @contextlib.contextmanager
 def one_line_warnings() -> Iterator[None]:
     """bftune's own warnings (``UnpinnedChecksumWarning``...) as one line, ``bftune: warning: ...``, rather than

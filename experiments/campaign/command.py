@@ -22,6 +22,7 @@ from bftune.experiments.campaign.specs import CampaignError
 from bftune.experiments.campaign.store import DirectoryLock, load_meta, publish
 from bftune.workloads.archive import Archive, data_dir
 from bftune.workloads.errors import WorkloadError
+from bftune.support.streams import print_error
 
 
 def data_option(value: str | None) -> Archive | None:
@@ -81,7 +82,7 @@ def main(args: argparse.Namespace) -> int:
                                specs=shard.select(campaign.specs) if shard else None,
                                scope=shard.describe() if shard else "")
     except CampaignError as exc:
-        print(f"bftune: error: {exc}", file=sys.stderr)
+        print_error(exc)
         return 2
     part = f" ({shard.describe()} of {len(campaign.specs)})" if shard else ""
     print(f"campaign {campaign.name}: {outcome.done} runs done, {outcome.reused} reused, "

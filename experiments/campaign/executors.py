@@ -253,6 +253,26 @@ def dask_address(text: str, what: str = "--dask") -> str:
     return address
 
 
+def dask_client(address: str):
+    """A ``distributed.Client`` of the scheduler at ``address``, or one line saying why not.
+
+    Dask's own errors are not all ``OSError``: ``tls://`` without Dask's TLS settings is a ``TypeError``
+    (no ``ssl_context``), ``ucx://`` without the UCX package an abstract-class ``TypeError``, an address its
+    parser refuses a ``ValueError``.
+    """
+    from distributed import Client
+
+    try:
+        return Client(address, timeout="20s")
+    except (OSError, ValueError, TypeError, ImportError, RuntimeError) as exc:
+        scheme = address.partition("://")[0] if "://" in address else "tcp"
+        hint = {"tls": "; tls:// needs Dask's TLS settings (distributed.comm.tls: ca-file, client cert and key)",
+                "ucx": "; ucx:// needs Dask's UCX support (the distributed-ucxx package) on this machine",
+                }.get(scheme, "")
+        reason = str(exc).splitlines()[0][:300] if str(exc) else type(exc).__name__
+        raise CampaignError(f"--dask {address}: cannot connect to the scheduler ({reason}){hint}") from None
+
+
 def dask_backend(address) -> Backend:
     """The executor of a Dask cluster (``Client.get_executor``); runs are all submitted at once."""
     if isinstance(address, str):
@@ -264,10 +284,7 @@ def dask_backend(address) -> Backend:
     if isinstance(address, Client):
         client, own = address, False
     else:
-        try:
-            client, own = Client(address, timeout="20s"), True
-        except (OSError, ValueError) as exc:  # ValueError: an address Dask's own parser refuses
-            raise CampaignError(f"--dask {address}: cannot connect to the scheduler ({exc})") from None
+        client, own = dask_client(address), True
     workers = client.scheduler_info().get("workers", {})
     # pure=False: a fresh key per submission, so a long-lived cluster never hands back an older attempt
     return Backend(client.get_executor(pure=False), None,

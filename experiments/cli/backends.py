@@ -31,6 +31,7 @@ from bftune.experiments.runs.summary import format_summary
 from bftune.schedulers.config import SchedulerConfig
 from bftune.schedulers.core.durations import parse_duration
 from bftune.workloads.model import Trace
+from bftune.support.streams import print_error
 
 
 def _tau(args: argparse.Namespace) -> float:
@@ -52,7 +53,7 @@ def _common(args: argparse.Namespace) -> dict:
 
 
 def _error(exc: Exception) -> int:
-    print(f"bftune: error: {exc}", file=sys.stderr)
+    print_error(exc, lines=True)
     # bad input (exit 2): no batsim there, a program that is not Batsim 4.x, a port in use
     return 2 if isinstance(exc, (BatsimNotFoundError, BatsimVersionError, BatsimPortError)) else 1
 

@@ -20,6 +20,7 @@ from pathlib import Path
 
 from bftune.learning.index import PROCS, QUEUE, SYNTHETIC_JOBS, TAU, WARMUP
 from bftune.experiments.cli.common import Parents
+from bftune.support.streams import print_error
 
 
 def cmd_learn_index(args: argparse.Namespace) -> int:
@@ -40,7 +41,7 @@ def cmd_learn_index(args: argparse.Namespace) -> int:
         outcome = run_collection(settings, args.out, workers=args.workers, dask=args.dask, array=args.array,
                                  progress=not args.no_progress)
     except (col.CollectionError, tr.TrialError, CampaignError) as exc:
-        print(f"bftune: error: {exc}", file=sys.stderr)
+        print_error(exc)
         return 2
     rate = outcome.trials_per_s
     print(f"learn-index: {outcome.done} windows run ({outcome.trials_run:,} trials in {outcome.wall_s:.1f} s: "

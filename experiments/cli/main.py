@@ -28,7 +28,7 @@ from bftune.schedulers.core.durations import DurationError
 from bftune.support import compiled, interrupts
 from bftune.support.files import OutputError
 from bftune.support.heap import fix_mmap_threshold
-from bftune.support.streams import STDOUT, NamedStream, one_line_warnings, silence_stdout, stdout_failure
+from bftune.support.streams import STDOUT, NamedStream, one_line_warnings, print_error, silence_stdout, stdout_failure
 from bftune.workloads.errors import WorkloadError
 
 __all__ = ["build_parser", "check_arguments", "config_from_args", "entry", "main"]
@@ -74,7 +74,7 @@ def main(argv: list[str] | None = None) -> int:
             apply_preset_defaults(args)
             return int(args.func(args) or 0)
     except (WorkloadError, ConfigError, DurationError, UsageError, OutputError) as exc:
-        print(f"bftune: error: {exc}", file=sys.stderr)
+        print_error(exc)
         return 2
     except KeyboardInterrupt as exc:
         what = f"stopped by {exc}" if isinstance(exc, interrupts.Terminated) else "interrupted"
@@ -87,8 +87,7 @@ def main(argv: list[str] | None = None) -> int:
         if exc.filename == STDOUT:
             silence_stdout()
         reason = exc.strerror or str(exc)
-        print(f"bftune: error: {exc.filename}: {reason}" if exc.filename else f"bftune: error: {reason}",
-              file=sys.stderr)
+        print_error(f"{exc.filename}: {reason}" if exc.filename else reason)
         return 2
     finally:
         sys.stdout = stdout

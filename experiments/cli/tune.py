@@ -10,12 +10,13 @@ the same command resumes).
 from __future__ import annotations
 
 import argparse
-import sys
+import math
 from pathlib import Path
 
 from bftune.experiments.campaign.limits import default_workers
 from bftune.workloads.cleaning import CLEANINGS, check_cleaning
 from bftune.experiments.cli.common import Parents
+from bftune.support.streams import print_error
 
 DEFAULT_BUDGET = "10m"
 DEFAULT_WEEKS = 250
@@ -79,7 +80,7 @@ def cmd_tune(args: argparse.Namespace) -> int:
         race = run(settings, publish=publish)
         rows, rec, record = published[0]
     except (TuneError, BudgetError, CampaignError) as exc:
-        print(f"bftune: error: {exc}", file=sys.stderr)
+        print_error(exc)
         return 2
     print(summary_text(race, rows, rec, record))
     return 0
@@ -96,8 +97,12 @@ def parse_share(text: str | None) -> float | None:
         value = float(raw[:-1]) / 100 if raw.endswith("%") else float(raw)
     except ValueError:
         raise TuneError(f"--max-wait-increase: {text!r} is not a share (10%, 0.1 or none)") from None
-    if not 0 <= value < 100:
+    if math.isnan(value):
+        raise TuneError(f"--max-wait-increase: {text!r} is not a number; give a share (10%, 0.1) or none")
+    if value < 0:
         raise TuneError(f"--max-wait-increase: {text!r} must be at least 0 %")
+    if value >= 100:  # 1e309 is an infinity: "none" says no limit in words
+        raise TuneError(f"--max-wait-increase: {text!r} must be below 10000 % (100); give none for no limit")
     return value
 
 

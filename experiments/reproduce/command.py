@@ -23,6 +23,7 @@ from bftune.experiments.studies import STUDIES, Entry
 from bftune.support.files import atomic_write_text
 from bftune.workloads.archive import Archive, data_dir
 from bftune.workloads.errors import WorkloadError
+from bftune.support.streams import print_error
 
 
 def load_study(number: str) -> Study:
@@ -176,7 +177,7 @@ def main(args: argparse.Namespace) -> int:
                 failures, notes = [], []
             path = write_report(study, args.scale, out, command, archive)
     except CampaignError as exc:
-        print(f"bftune: error: {exc}", file=sys.stderr)
+        print_error(exc)
         return 2
     for note in notes:
         print(note)

@@ -343,13 +343,9 @@ def _workers(settings: Settings) -> int:
 
 def _dask_threads(address: str) -> int:
     """The worker threads of a Dask cluster (the cost model's P)."""
-    from bftune.experiments.campaign.executors import dask_backend
+    from bftune.experiments.campaign.executors import dask_address, dask_client
 
-    backend = dask_backend(address)  # checks the address as campaigns do (one line if unreachable)
-    backend.close()
-    from distributed import Client
-
-    with Client(address, timeout="20s") as client:
+    with dask_client(dask_address(address)) as client:  # one line if unreachable, as for campaigns
         workers = client.scheduler_info().get("workers", {})
     return sum(w.get("nthreads", 1) for w in workers.values()) or 1
 
@@ -450,6 +446,7 @@ def _train(race_: Race, runner: _Runner) -> None:
         spent_work += (sum(race_.model.week(c.family, c.warmup, "train") for c in alive) +
                        plan.baseline_train) * (n - previous)
         alive = [c for c in alive if c.key not in runner.failed]
+        _stop_if_lost(race_, runner, bool(alive))
         for c in alive:
             race_.train_weeks[c.key] = n
         objective = {c.key: race_.ratios("train", c, n, s.objective) for c in alive}
@@ -516,6 +513,22 @@ def eligible(race_: Race, key: str) -> bool:
     return nanmean(race_.ratios("train", c, race_.train_weeks[key], "max_wait")) <= 1 + limit
 
 
+def _stop_if_lost(race_: Race, runner: _Runner, any_left: bool) -> None:
+    """One line when a stage cannot be judged: a baseline's runs or every candidate's were lost.
+
+    That is a lost cluster (a Dask scheduler killed, every worker gone), not a bad candidate: without the
+    baseline there is no ratio, and with no candidate left there is nothing to rank.  The weeks simulated so
+    far are stored, so the same command resumes from them.
+    """
+    lost_bases = [c.key for c in race_.baselines.values() if c.key in runner.failed]
+    if not lost_bases and any_left:
+        return
+    first = next(iter(runner.failed.values()), "")
+    what = "the baseline's runs" if lost_bases else "the runs of every candidate"
+    raise TuneError(f"{what} were lost ({first.splitlines()[0][:300] if first else 'no reason given'}); the weeks "
+                    f"simulated so far are stored in {runner.store.dir}: run the same command again to resume")
+
+
 def _test(race_: Race, runner: _Runner) -> None:
     """The finalists (best survivors by mean training ratio, within the MaxWait limit) on the testing half."""
     s = race_.settings
@@ -533,6 +546,7 @@ def _test(race_: Race, runner: _Runner) -> None:
     runner.expect(runner.done + (len(finalists) + len(bases)) * race_.test_weeks)
     runner.run("test", [race_.baselines[w] for w in bases] + finalists, race_.test_weeks,
                f"testing half: {len(finalists)} finalists x {race_.test_weeks} weeks")
+    _stop_if_lost(race_, runner, any(key not in runner.failed for key in race_.finalists) or not finalists)
     for key in list(race_.finalists):
         if key in runner.failed:
             race_.finalists.remove(key)

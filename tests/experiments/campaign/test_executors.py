@@ -91,3 +91,17 @@ def test_worker_counts_are_checked():
     for bad in (0, -1, 10**6):
         with pytest.raises(CampaignError, match="--workers"):
             check_workers(bad)
+
+
+@pytest.mark.parametrize("address, advice", [
+    ("tls://127.0.0.1:9", "tls:// needs Dask's TLS settings"),
+    ("ucx://127.0.0.1:9", "ucx:// needs Dask's UCX support"),
+])
+def test_schemes_dask_cannot_open_here_are_one_line(address, advice):
+    """``tls://`` without TLS settings and ``ucx://`` without UCX were TypeErrors from inside Dask (issue 42)."""
+    pytest.importorskip("distributed")
+    from bftune.experiments.campaign.executors import dask_backend
+
+    with pytest.raises(CampaignError, match="cannot connect to the scheduler") as err:
+        dask_backend(address)
+    assert advice in str(err.value) and "\n" not in str(err.value)

@@ -8,6 +8,7 @@ import os
 import shlex
 import shutil
 import subprocess
+import sys
 import tempfile
 
 import pytest
@@ -127,6 +128,9 @@ def test_a_slurm_dump_tunes_like_its_swf(tmp_path, capsys):
     (["--budget", "1s"], "too small to judge anything"),
     (["--candidates", "magic"], "'magic' is not a family"),
     (["--max-wait-increase", "lots"], "not a share"),
+    (["--max-wait-increase", "1e309"], "must be below 10000 % (100); give none for no limit"),
+    (["--max-wait-increase", "nan"], "'nan' is not a number"),
+    (["--dask", "tls://127.0.0.1:9"], "tls:// needs Dask's TLS settings"),
     (["--policies", "NOPE"], "--policies"),
 ])
 def test_bad_requests_are_one_line_and_status_2(tmp_path, capsys, argv, message):
@@ -236,3 +240,22 @@ def test_the_outputs_are_one_set_an_interrupted_rerun_leaves_the_previous_one(tm
     monkeypatch.setattr(report, "html_report", interrupted)
     assert main(["tune", *QUICK, "--objective", "avg_bsld", "--out", str(out)]) == 130  # as Ctrl-C
     assert {name: (out / name).read_bytes() for name in outputs.OUTPUTS} == before  # the old set, whole
+
+
+def test_a_lost_cluster_is_one_line_and_the_stored_weeks_stay(tmp_path, monkeypatch, capsys):
+    """A Dask scheduler killed during tune lost every run: that once ended in ``min() arg is an empty
+    sequence`` and 61 lines (issue 42, item 8); it is one line saying the weeks are stored."""
+    from bftune.experiments.tune import engine
+
+    simulate = engine.run_task
+
+    def lost(task):  # as a dead scheduler's futures: every task of the race lost (the pilot runs here)
+        if sys._getframe(1).f_code.co_name == "pilot":
+            return simulate(task)
+        raise ConnectionError("Scheduler connection lost\nsecond line")
+
+    monkeypatch.setattr(engine, "run_task", lost)
+    assert main(["tune", *QUICK, "--out", str(tmp_path / "o")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()[-1]
+    assert "were lost (ConnectionError: Scheduler connection lost)" in err, err
+    assert "run the same command again to resume" in err and "Traceback" not in err
