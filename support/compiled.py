@@ -146,7 +146,12 @@ def install() -> CompiledCore | None:
         print(f"bftune: {SWITCH}={choice!r} is not one of {', '.join(CHOICES)}; taking auto", file=sys.stderr)
     if choice == "interpreted" or active() is not None:
         return active()
-    if not (cache_dir() / "compiled").is_dir():
+    try:
+        if not (cache_dir() / "compiled").is_dir():
+            return None
+    except OSError as exc:  # a cache left by `sudo` (root's, mode 700): every command must still work
+        print(f"bftune: cannot read the cache directory {cache_dir()} ({exc.strerror or exc}); running the "
+              f"interpreted core", file=sys.stderr)
         return None
     directory = build_dir()
     if not os.path.lexists(directory / MANIFEST):

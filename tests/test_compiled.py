@@ -395,3 +395,23 @@ def test_the_compiled_batsim_driver_serves_a_whole_run(real_build, tmp_path):
         outs.append((out / "out_jobs.csv").read_bytes())
         assert json.loads((out / "summary.json").read_text())["batsim"]["driver"]["killed"] > 0
     assert outs[0] == outs[1]
+
+
+class _Unreadable(type(Path())):  # type: ignore[misc]
+    """A cache path as a non-root user sees root's ``~/.cache/bftune`` (mode 700) left by a `sudo` run."""
+
+    def is_dir(self) -> bool:
+        raise PermissionError(13, "Permission denied", str(self))
+
+
+def test_an_unreadable_cache_directory_runs_the_interpreted_core_with_one_line(monkeypatch, capsys):
+    """``import bftune`` (so every command and ``--version``) crashed on it (issue 42, item 8); root cannot be
+    refused a directory, hence the stand-in path."""
+    if compiled.active() is not None:
+        pytest.skip("this process already runs a compiled core")
+    monkeypatch.setenv(compiled.SWITCH, "auto")
+    monkeypatch.setattr(compiled, "cache_dir", lambda: _Unreadable("/root/.cache/bftune"))
+    assert compiled.install() is None
+    (line,) = capsys.readouterr().err.splitlines()
+    assert line == ("bftune: cannot read the cache directory /root/.cache/bftune (Permission denied); running the "
+                    "interpreted core")
