@@ -38,6 +38,7 @@ from bftune.experiments.campaign.config import campaign_from_dict, load_config
 from bftune.experiments.campaign.runner import run_campaign as _run_campaign
 from bftune.experiments.runs.tables import read_out_jobs
 from bftune.experiments.runs.local import run_local
+from bftune.experiments.runs.metrics import check_tau
 from bftune.experiments.runs.outjobs import all_columns, write_out_jobs
 from bftune.experiments.runs.summary import write_summary
 from bftune.support.files import result_dir
@@ -65,7 +66,11 @@ def synthetic(jobs: int, procs: int = 256, seed: int = 1) -> Trace:
 
 
 def _trace(workload: Workload) -> Trace:
-    return workload if isinstance(workload, Trace) else read_workload(workload)
+    if isinstance(workload, Trace):
+        return workload
+    if not isinstance(workload, (str, os.PathLike)):
+        raise WorkloadError(f"a workload is a Trace or the path of a workload file, not {type(workload).__name__}")
+    return read_workload(workload)
 
 
 @dataclass
@@ -97,6 +102,7 @@ def simulate(workload: Workload, *, tau: float = 10.0, **options: Any) -> Result
     (``policy="SAF"``, ``threshold="40h"``, ``classifier="rf"``...).
     """
     config = SchedulerConfig.from_options(options)
+    tau = check_tau(tau)
     trace = _trace(workload)
     summary, result = run_local(trace, config, tau=tau)
     periods = summary.get("periods")
@@ -123,6 +129,7 @@ def compare(workload: Workload, *, out: str | os.PathLike | None = None, batsim:
     removed afterwards); ``batsim``: the Batsim executable (default: ``batsim`` on PATH).
     """
     config = SchedulerConfig.from_options(options)
+    tau = check_tau(tau)
     trace = _trace(workload)
     with tempfile.TemporaryDirectory(prefix="bftune-compare-") as tmp:
         directory = Path(out) if out is not None else Path(tmp) / "compare"

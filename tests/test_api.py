@@ -107,3 +107,52 @@ def test_a_trace_with_a_time_that_is_not_a_number_is_refused_naming_the_job(fiel
 def test_an_infinite_walltime_is_no_limit():
     trace = bftune.Trace(jobs=[JobRecord(1, 0.0, 2, 10.0, math.inf, 1)], max_procs=8)
     assert bftune.simulate(trace).summary["jobs"] == 1
+
+
+def _job(**changes) -> JobRecord:
+    return JobRecord(**{"id": 1, "submit": 0.0, "procs": 2, "runtime": 10.0, "walltime": 20.0, **changes})
+
+
+@pytest.mark.parametrize("jobs, max_procs, message", [
+    ([_job(), _job(submit=5.0)], 8, "job id 1 is given twice"),  # was a KeyError inside the simulator
+    (None, 8, "a trace's jobs must be a list of JobRecord, not NoneType"),
+    ([{"id": 1}], 8, r"jobs\[0\] is a dict, not a JobRecord"),
+    ([_job(procs=1.5)], 8, "job 1: procs 1.5 is not a whole number of processors"),  # was run as if whole
+    ([_job(procs=0)], 8, "job 1: procs 0 is not a whole number of processors from 1"),
+    ([_job(id="a")], 8, r"jobs\[0\]: id 'a' is not a whole number"),
+    ([_job(id=-3)], 8, r"jobs\[0\]: id -3 is not a whole number from 0"),
+    ([_job(id=10**5000)], 8, r"id \(an integer of about 5,001 digits\)"),
+    ([_job(runtime=-2.0)], 8, "job 1: runtime -2.0 is negative"),
+    ([_job()], 8.5, "the trace's max_procs must be a positive integer, not 8.5"),
+])
+def test_a_trace_the_simulator_cannot_run_is_refused_by_the_type(jobs, max_procs, message):
+    with pytest.raises(bftune.WorkloadError, match=message) as err:
+        bftune.Trace(jobs=jobs, max_procs=max_procs)
+    assert len(str(err.value)) < 200
+
+
+def test_numpy_integers_are_whole_numbers():
+    np = pytest.importorskip("numpy")
+    trace = bftune.Trace(jobs=[_job(id=np.int64(4), procs=np.int32(2))], max_procs=8)
+    assert bftune.simulate(trace).summary["jobs"] == 1
+
+
+@pytest.mark.parametrize("tau, message", [
+    (math.nan, "tau: expected a finite duration, got nan"), (math.inf, "tau: expected a finite duration"),
+    (-1, "tau: expected a non-negative duration, got -1"), (0, "tau must be positive"),
+    ("abc", "tau: cannot read 'abc'"), (10**400, "tau: 401 digits is not a duration"),
+    (True, "tau: expected a duration, got True"),
+])
+def test_tau_is_checked_as_the_command_line_checks_it(tau, message):
+    """``tau=nan|-1|0`` silently changed AVGbsld, ``"abc"`` and ``10**400`` failed inside the metrics."""
+    trace = bftune.synthetic(30, procs=8)
+    with pytest.raises(bftune.ConfigError, match=message):
+        bftune.simulate(trace, tau=tau)
+    with pytest.raises(bftune.ConfigError, match=message):
+        bftune.compare(trace, tau=tau, batsim="/nonexistent/batsim")  # refused before Batsim is looked for
+    assert bftune.simulate(trace, tau="1m").summary["tau"] == 60.0
+
+
+def test_a_workload_that_is_neither_a_trace_nor_a_path_is_one_line():
+    with pytest.raises(bftune.WorkloadError, match="a workload is a Trace or the path of a workload file, not int"):
+        bftune.simulate(5)

@@ -14,9 +14,9 @@ import sys
 from dataclasses import dataclass
 from typing import Callable
 
+from bftune.experiments.runs.metrics import check_tau
 from bftune.experiments.runs.presets import ALIASES, PRESETS, get_preset
 from bftune.schedulers.config import SchedulerConfig
-from bftune.schedulers.core.durations import parse_duration
 from bftune.schedulers.options import OPTIONS, Parser, applies, duration, integer
 from bftune.support.files import output_path
 from bftune.support.streams import silence_stdout
@@ -193,10 +193,7 @@ def apply_preset_defaults(args: argparse.Namespace) -> None:
 
 
 def tau_from_args(args: argparse.Namespace) -> float:
-    tau = parse_duration(args.tau, "--tau", allow_infinite=False)
-    if tau <= 0:
-        raise UsageError("--tau must be positive")
-    return tau
+    return check_tau(args.tau, "--tau")
 
 
 def load_trace(args: argparse.Namespace) -> Trace:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+from bftune.experiments.runs.metrics import check_tau
 from bftune.experiments.runs.outjobs import runs_columns, whole_columns, write_out_jobs
 from bftune.experiments.runs.summary import build_summary, write_summary
 from bftune.support.files import result_dir
@@ -28,6 +29,7 @@ def run_local(trace: Trace, config: SchedulerConfig, out_dir: str | Path | None 
     ``out_dir`` is checked before the simulation and replaced as a whole after
     it (``bftune.support.files.result_dir``): it holds the old pair or the new pair.
     """
+    tau = check_tau(tau)
     target = result_dir(out_dir, replaces=LOCAL_RESULT) if out_dir is not None else None
     m = trace.max_procs
     t0 = time.perf_counter()

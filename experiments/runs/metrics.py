@@ -38,8 +38,27 @@ from itertools import compress, repeat
 from operator import mul, ne, sub
 from typing import TYPE_CHECKING, Callable, Iterable, Mapping, Sequence
 
+from bftune.schedulers.core.durations import DurationError, parse_duration
+from bftune.schedulers.option import ConfigError
+
 if TYPE_CHECKING:
     import numpy as np
+
+def check_tau(value: object, what: str = "tau") -> float:
+    """The bounded slowdown's threshold tau, in seconds: a positive, finite duration (``10``, ``"10s"``).
+
+    The one check of every entry point (``--tau``, the Python API, :func:`bftune.experiments.runs.local.run_local`):
+    ``tau=nan`` or ``-1`` once silently changed AVGbsld, ``inf`` made every slowdown 1, and ``"abc"`` or
+    ``10**400`` failed deep inside the metrics.
+    """
+    try:
+        tau = parse_duration(value, what, allow_infinite=False)  # type: ignore[arg-type]
+    except DurationError as exc:
+        raise ConfigError(str(exc)) from None
+    if tau <= 0:
+        raise ConfigError(f"{what} must be positive (seconds, e.g. 10 or 10s), got {value!r}")
+    return tau
+
 
 KILLED = "COMPLETED_KILLED"
 REJECTED = "REJECTED"  # a job the scheduler rejected (it can never run): counted, never in the metrics

@@ -35,10 +35,16 @@ def parse_duration(text: str | float | int | None, what: str = "duration", allow
     if isinstance(text, bool):
         raise DurationError(f"{what}: expected a duration, got {text!r}")
     if isinstance(text, (int, float)):
-        value = float(text)
+        try:
+            value = float(text)
+        except OverflowError:  # an int past the largest float (10**400)
+            raise DurationError(f"{what}: {len(str(text)) if text.bit_length() < 14_000 else 'thousands of'}"
+                                f" digits is not a duration") from None
         if math.isinf(value) and value > 0 and allow_infinite:
             return value
-        if not math.isfinite(value) or value < 0:
+        if not math.isfinite(value):
+            raise DurationError(f"{what}: expected a finite duration, got {text!r}")
+        if value < 0:
             raise DurationError(f"{what}: expected a non-negative duration, got {text!r}")
         return value
     s = str(text).strip()
