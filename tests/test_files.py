@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import fcntl
 import os
 
@@ -255,3 +256,17 @@ def test_chunks_are_written_whole_or_not_at_all(tmp_path):
         atomic.atomic_write_chunks(path, failing())
     assert path.read_text() == "old"
     assert os.listdir(tmp_path) == ["big.csv"]
+
+
+def test_a_write_error_names_the_file_not_its_temporary(tmp_path):
+    from bftune.support.files import shown_path, write_failure
+
+    assert shown_path(tmp_path / ".weeks.csv.ab12cd34.tmp") == tmp_path / "weeks.csv"
+    assert shown_path(tmp_path / ".out.part-ab12cd34") == tmp_path / "out"
+    assert shown_path(tmp_path / "weeks.csv") == tmp_path / "weeks.csv"
+    full = OSError(errno.ENOSPC, "No space left on device", str(tmp_path / ".r.json.ab12cd34.tmp"))
+    assert write_failure(full, tmp_path, "3 runs are kept") == (
+        f"{tmp_path}/r.json: cannot write it (No space left on device); 3 runs are kept: free some space, then run "
+        "the same command again")
+    assert write_failure(OSError(errno.EIO, "Input/output error"), tmp_path, "kept").endswith(
+        "(Input/output error); kept: run the same command again")

@@ -22,6 +22,7 @@ from bftune.experiments.campaign.specs import CampaignError
 from bftune.experiments.campaign.store import DirectoryLock, load_meta, publish
 from bftune.workloads.archive import Archive, data_dir
 from bftune.workloads.errors import WorkloadError
+from bftune.support.files import write_failure
 from bftune.support.streams import print_error
 
 
@@ -45,7 +46,7 @@ def report_only(target: str | None) -> Path:
         try:
             path = publish(out, tables=False)
         except OSError as exc:
-            raise CampaignError(f"{exc.filename or out}: cannot write it ({exc.strerror or exc})") from None
+            raise CampaignError(write_failure(exc, out, "every run is stored")) from None
     assert path is not None, "publish writes the report unless told not to"
     return path
 

@@ -25,6 +25,7 @@ from bftune.experiments.campaign.store import (DirectoryLock, load_meta, open_ou
                                                remove_outputs, store_result, stored_run_ids, write_meta)
 from bftune.experiments.campaign.workloads import check_sources
 from bftune.experiments.campaign.worker import execute_run, lost_run, spec_of
+from bftune.support.files import write_failure
 
 
 @dataclass
@@ -88,8 +89,8 @@ def run_campaign(campaign: Campaign, out_dir: str | os.PathLike[str], *, workers
         try:
             publish(out, report=report)
         except OSError as exc:
-            raise CampaignError(f"{exc.filename or out}: cannot write it ({exc.strerror or exc}); every run is "
-                                "stored: run the same command again to rebuild the tables and the report") from None
+            raise CampaignError(write_failure(exc, out, "every run is stored (the tables and the report are "
+                                                        "rebuilt from them)")) from None
     return outcome
 
 
@@ -162,8 +163,8 @@ def _store(out: Path, record: dict, outcome: Outcome) -> None:
     try:
         store_result(out, record)
     except OSError as exc:
-        raise CampaignError(f"{exc.filename or out}: cannot write it ({exc.strerror or exc}); the "
-                            f"{outcome.reused + outcome.done} runs stored before are kept") from None
+        raise CampaignError(write_failure(exc, out, f"the {outcome.reused + outcome.done} runs stored before "
+                                                    "are kept")) from None
     if record.get("status") == "ok":
         outcome.done += 1
     else:

@@ -10,6 +10,7 @@ and exit status 2 before any work.
 
 from __future__ import annotations
 
+import shutil
 import hashlib
 import json
 import os
@@ -351,3 +352,26 @@ def test_absurd_size_and_binary_config_from_the_command_line(start, tmp_path):
         lines = proc.stderr.strip().splitlines()
         assert len(lines) == 1 and str(config) in lines[0] and expected in lines[0], proc.stderr
         assert not (tmp_path / "out").exists()
+
+
+def test_a_table_that_cannot_be_written_is_named_with_what_to_fix_first(tmp_path, capsys):
+    """Issue 42, item 12: the line named the hidden temporary (``.weeks.csv.x1y2z3w4.tmp``) and advised a rerun
+    that failed the same way; it names the table and what to fix before running again."""
+    from bftune.experiments.cli.main import main
+
+    out = tmp_path / "c"
+    argv = ["campaign", "tiny_synthetic_offline", "--out", str(out), "--workers", "1", "--no-progress"]
+    assert main(argv) == 0
+    runs = sorted(p.name for p in (out / "runs").iterdir())
+    (out / "weeks.csv").unlink()
+    (out / "weeks.csv").mkdir()
+    (out / "weeks.csv" / "notes.txt").write_text("someone's")
+    capsys.readouterr()
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip()
+    assert err == (f"bftune: error: {out}/weeks.csv: cannot write it (Is a directory); every run is stored (the "
+                   "tables and the report are rebuilt from them): a directory stands where the file goes: move it "
+                   "away, then run the same command again")
+    assert sorted(p.name for p in (out / "runs").iterdir()) == runs
+    shutil.rmtree(out / "weeks.csv")
+    assert main(argv) == 0 and (out / "weeks.csv").is_file()
