@@ -21,6 +21,7 @@ from bftune.schedulers.options import OPTIONS, Parser, applies, duration, intege
 from bftune.support.files import output_path
 from bftune.support.streams import silence_stdout
 from bftune.workloads import limits
+from bftune.workloads.archive import PREFIX as ARCHIVE_PREFIX, data_dir
 from bftune.workloads.cleaning import CLEANING_NAMES, CLEANINGS
 from bftune.workloads.model import Trace
 from bftune.workloads.read import read_workload
@@ -204,6 +205,8 @@ def load_trace(args: argparse.Namespace) -> Trace:
         return generate(args.synthetic, 256 if args.procs is None else args.procs, args.seed)
     if not args.trace:
         raise UsageError("give a workload: --trace FILE or --synthetic N")
+    if args.trace.startswith(ARCHIVE_PREFIX):  # archive:KTH-SP2, checked against its pinned sha256
+        args.trace = data_dir().resolve(args.trace)
     timezone = getattr(args, "timezone", None)
     if timezone is not None and not is_slurm_dump(args.trace):
         raise UsageError(f"--timezone: only for Slurm accounting dumps ({args.trace} is not one: an SWF trace or a "

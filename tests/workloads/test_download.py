@@ -10,11 +10,14 @@ import http.server
 import subprocess
 import sys
 import threading
+import time
 import warnings
 from pathlib import Path
 
 import pytest
+from bftune.workloads import catalogue as dl_catalogue
 from bftune.workloads import download as dl
+from bftune.workloads.archive import data_dir
 from bftune.workloads.catalogue import CATALOGUE, get_source, short_name, trace_names
 from bftune.workloads.download import DownloadError, UnpinnedChecksumWarning, download, sha256_file
 from bftune.workloads.errors import WorkloadError
@@ -214,3 +217,148 @@ def test_a_warning_of_bftune_is_one_line_on_the_command_line(server, tmp_path):
     assert done.returncode == 0, done.stderr
     (line,) = done.stderr.splitlines()
     assert line.startswith("bftune: warning: ") and "no pinned sha256" in line
+
+
+# --- bounds: size, read timeout, deadline; progress ------------------------------------------------------------
+
+
+class _Misbehaving(http.server.BaseHTTPRequestHandler):
+    """A server that misbehaves as ``self.server.mode`` says, until ``self.server.stop`` is set."""
+
+    protocol_version = "HTTP/1.0"
+
+    def do_GET(self):  # noqa: N802 - http.server's name
+        server = self.server
+        mode = server.mode  # type: ignore[attr-defined]
+        self.send_response(200)
+        if mode == "announced":
+            self.send_header("Content-Length", str(10 * 1024**3))
+        self.end_headers()
+        try:
+            if mode in ("endless", "announced"):
+                block = b"\x1f\x8b" + bytes(1 << 16)
+                # "endless" up to 32 MiB: without a size bound the test fails (checksum) instead of filling a disk
+                while not server.stop.is_set() and server.sent < 32 << 20:  # type: ignore[attr-defined]
+                    self.wfile.write(block)
+                    server.sent += len(block)  # type: ignore[attr-defined]
+            elif mode == "stall":
+                self.wfile.write(b"\x1f\x8b")
+                self.wfile.flush()
+                server.stop.wait(10)  # type: ignore[attr-defined]
+            elif mode == "drip":  # for 3 s at most: without a deadline the test fails instead of hanging
+                end = time.monotonic() + 3
+                while not server.stop.is_set() and time.monotonic() < end:  # type: ignore[attr-defined]
+                    self.wfile.write(b"\x1f")
+                    self.wfile.flush()
+                    server.stop.wait(0.05)  # type: ignore[attr-defined]
+        except OSError:  # the client gave up: what it should do
+            pass
+
+    def log_message(self, format, *args):
+        pass
+
+
+@pytest.fixture
+def misbehaving(monkeypatch):
+    """Start a server of a given mode: ``start(mode) -> base_url``; its ``sent`` bytes on ``.servers``."""
+    monkeypatch.setenv("no_proxy", "*")
+    monkeypatch.setenv("NO_PROXY", "*")
+    servers = []
+
+    def start(mode: str) -> str:
+        httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Misbehaving)
+        httpd.mode, httpd.sent, httpd.stop = mode, 0, threading.Event()  # type: ignore[attr-defined]
+        threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
+        servers.append(httpd)
+        return f"http://127.0.0.1:{httpd.server_address[1]}/"
+
+    start.servers = servers  # type: ignore[attr-defined]
+    yield start
+    for httpd in servers:
+        httpd.stop.set()  # type: ignore[attr-defined]
+        httpd.shutdown()
+        httpd.server_close()
+
+
+def test_pinned_sizes_match_the_shared_copies_and_bound_downloads():
+    if not SHARED_WORKLOADS.exists():
+        pytest.skip(f"{SHARED_WORKLOADS} is not available (the ../shared checkout is missing)")
+    for source in CATALOGUE.values():
+        if source.sha256 is not None:
+            assert source.size == (SHARED_WORKLOADS / source.filename).stat().st_size, source.name
+            assert source.max_bytes == source.size
+        else:
+            assert source.size is None and source.max_bytes == dl_catalogue.MAX_UNPINNED_BYTES
+
+
+def test_an_endless_body_is_stopped_at_the_trace_size_and_nothing_is_kept(misbehaving, tmp_path):
+    base_url = misbehaving("endless")
+    start = time.monotonic()
+    with pytest.raises(DownloadError, match=r"larger than the 411,455 bytes of trace KTH-SP2; stopped reading"):
+        download("kth_sp2", tmp_path / "traces", base_url=base_url, timeout=5)
+    assert time.monotonic() - start < 5
+    assert only_file(tmp_path / "traces") == []
+
+
+def test_a_body_announced_larger_than_the_bound_is_refused_before_reading(misbehaving, tmp_path):
+    base_url = misbehaving("announced")
+    with pytest.raises(DownloadError, match=r"announces 10,737,418,240 bytes, more than the 411,455 of trace KTH"):
+        download("kth_sp2", tmp_path, base_url=base_url, timeout=5)
+    assert only_file(tmp_path) == []
+
+
+def test_an_unpinned_trace_is_bounded_too(misbehaving, tmp_path, monkeypatch):
+    monkeypatch.setattr(dl_catalogue, "MAX_UNPINNED_BYTES", 300_000)
+    base_url = misbehaving("endless")
+    with pytest.raises(DownloadError, match=r"larger than the 300,000 bytes of trace KIT-FH2"):
+        download("kit_fh2", tmp_path, base_url=base_url, timeout=5)
+    assert only_file(tmp_path) == []
+
+
+def test_a_silent_server_trips_the_read_timeout(misbehaving, tmp_path):
+    base_url = misbehaving("stall")
+    start = time.monotonic()
+    with pytest.raises(DownloadError, match=r"no answer from the server for 0.3 s.*nothing was saved"):
+        download("kth_sp2", tmp_path, base_url=base_url, timeout=0.3)
+    assert time.monotonic() - start < 3
+    assert only_file(tmp_path) == []
+
+
+def test_a_dripping_server_trips_the_deadline(misbehaving, tmp_path):
+    """A byte every 50 ms never trips a read timeout: the deadline of the whole download ends it."""
+    base_url = misbehaving("drip")
+    start = time.monotonic()
+    with pytest.raises(DownloadError, match=r"not finished after 0.5 s \(\d+ bytes arrived"):
+        download("kth_sp2", tmp_path, base_url=base_url, timeout=5, deadline=0.5)
+    assert time.monotonic() - start < 3
+    assert only_file(tmp_path) == []
+    assert dl.DOWNLOAD_DEADLINE >= 600  # the default gives a slow but honest link time
+
+
+@pytest.mark.parametrize("bad", [0, -1, float("nan"), float("inf")])
+def test_bounds_must_be_positive_and_finite(tmp_path, bad):
+    with pytest.raises(DownloadError, match="must be positive, finite seconds"):
+        download("kth_sp2", tmp_path, base_url="http://127.0.0.1:9/", deadline=bad)
+    assert only_file(tmp_path) == []
+
+
+def test_progress_on_request_and_not_off_a_terminal(server, tmp_path, capsys):
+    base_url, root, _ = server
+    publish(root, "l_kth_sp2", KTH_FILE, kth_bytes())
+    download("kth_sp2", tmp_path / "quiet", base_url=base_url)  # stderr is not a terminal here
+    assert capsys.readouterr().err == ""
+    download("kth_sp2", tmp_path / "shown", base_url=base_url, progress=True)
+    err = capsys.readouterr().err
+    assert "downloading KTH-SP2 (KiB): [" in err and "402/402 100.0%" in err
+
+
+def test_a_downloaded_trace_is_not_hashed_again_when_read(server, tmp_path, monkeypatch):
+    base_url, root, _ = server
+    publish(root, "l_kth_sp2", KTH_FILE, kth_bytes())
+    monkeypatch.setenv("BFTUNE_CACHE_DIR", str(tmp_path / "cache"))
+    path = download("kth_sp2", tmp_path / "traces", base_url=base_url)
+    calls = []
+    monkeypatch.setattr(dl, "sha256_file", calls.append)
+    assert data_dir(str(tmp_path / "traces")).require("KTH-SP2") == path
+    assert download("kth_sp2", tmp_path / "traces", base_url=base_url) == path
+    assert calls == []
