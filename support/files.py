@@ -539,9 +539,34 @@ def _remove(path: Path) -> None:
     except OSError:  # a name too long to exist (NAME.failed of a 255-character NAME)
         return
     if is_dir:
-        shutil.rmtree(path, ignore_errors=True)
+        remove_tree(path)
     else:
         _unlink_quietly(path)
+
+
+def remove_tree(path: str | os.PathLike[str]) -> None:
+    """Remove a folder of ours even where a user made it read-only, quietly (what stays is a leftover).
+
+    A result directory the user had made read-only (``chmod -R a-w``) is, once replaced, the old set in
+    a ``.NAME.old-*``/``.part-*`` folder; removing its files needs its folders writable, and without that
+    the folder stayed and could not be deleted without a ``chmod`` first.  The folders are ours to remove,
+    so each one that refuses is made writable by its owner and the removal tried again.
+    """
+    def writable_then_retry(function, name, _exc) -> None:
+        try:
+            os.chmod(os.path.dirname(name), 0o700)  # the folder that refused (it is ours, about to go)
+            if function in (os.rmdir, os.unlink, os.remove):
+                function(name)
+            elif function in (os.scandir, os.listdir, os.open):  # an unreadable folder: read it, then again
+                os.chmod(name, 0o700)
+                remove_tree(name)
+        except OSError:
+            pass  # still there: a leftover the next run of the same command removes
+
+    if sys.version_info >= (3, 12):
+        shutil.rmtree(path, onexc=writable_then_retry)
+    else:  # onerror, deprecated from 3.12 on
+        shutil.rmtree(path, onerror=writable_then_retry)
 
 
 def _read_umask() -> int:

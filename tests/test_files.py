@@ -270,3 +270,41 @@ def test_a_write_error_names_the_file_not_its_temporary(tmp_path):
         "the same command again")
     assert write_failure(OSError(errno.EIO, "Input/output error"), tmp_path, "kept").endswith(
         "(Input/output error); kept: run the same command again")
+
+
+def _as_a_user(monkeypatch) -> None:
+    """Permission checks of a non-root user (the tests run as root, whom the kernel lets remove anything)."""
+    real_unlink, real_rmdir = os.unlink, os.rmdir
+
+    def check(name) -> None:
+        parent = os.path.dirname(os.path.abspath(name))
+        if not os.stat(parent).st_mode & 0o200:
+            raise PermissionError(errno.EACCES, "Permission denied", name)
+
+    def unlink(name, *, dir_fd=None):
+        check(name)
+        real_unlink(name)
+
+    def rmdir(name, *, dir_fd=None):
+        check(name)
+        real_rmdir(name)
+
+    monkeypatch.setattr(os, "unlink", unlink)
+    monkeypatch.setattr(os, "rmdir", rmdir)
+
+
+def test_a_result_the_user_made_read_only_is_removed_whole_once_replaced(tmp_path, monkeypatch):
+    """Issue 42, item 12: a read-only result directory, once replaced, left an undeletable ``.NAME.part-*``."""
+    from bftune.support.files import remove_tree
+
+    old = tmp_path / ".oldro.part-ab12cd34"
+    (old / "plots").mkdir(parents=True)
+    for name in ("out_jobs.csv", "summary.json", "plots/a.png"):
+        (old / name).write_text("x")
+    for path in (old / "plots", old):  # chmod -R a-w
+        for child in path.iterdir():
+            child.chmod(0o444) if child.is_file() else None
+        path.chmod(0o555)
+    _as_a_user(monkeypatch)
+    remove_tree(old)
+    assert not old.exists()
