@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import sys
 import signal
 import threading
 import time
@@ -97,6 +98,24 @@ def _start(fn: Callable, item: Any) -> Any:
     return fn(item)
 
 
+def _quiet_resource_tracker() -> None:
+    """Start multiprocessing's resource tracker with its "leaked semaphore" warning silenced.
+
+    When the coordinator is killed, the tracker removes the pools' semaphores and says they "appear to be
+    leaked": nothing is left (``/dev/shm`` is clean afterwards), so the line only alarms.  The tracker is a
+    process of its own whose command line takes this process's ``-W`` options; if it already runs (started
+    by an import), this does nothing and the warning stays possible.
+    """
+    from multiprocessing import resource_tracker
+
+    option = "ignore:resource_tracker:UserWarning"
+    sys.warnoptions.append(option)
+    try:
+        resource_tracker.ensure_running()
+    finally:
+        sys.warnoptions.remove(option)
+
+
 class ProcessPool(Executor):
     """``workers`` spawned local processes, each its own one-process pool (see the module docstring).
 
@@ -111,6 +130,7 @@ class ProcessPool(Executor):
         self.capacity = workers
         self.description = f"{workers} local processes"
         self._context = multiprocessing.get_context("spawn")  # safe even if this process runs threads
+        _quiet_resource_tracker()
         self._stop_reader, self._stop_writer = self._context.Pipe(duplex=False)
         self._pools: list[tuple[ProcessPoolExecutor, Any]] = [self._new_pool() for _ in range(workers)]
         self._held: list[set[Future]] = [set() for _ in range(workers)]

@@ -145,3 +145,26 @@ def test_real_batsim_killed_by_sigkill_is_reported_as_such(tmp_path):
     log = (tmp_path / "out.failed" / "batsim.log").read_text()
     assert "Traceback" not in log and "OSError" not in log  # the watchdog did not crash
     assert not out.exists()
+
+
+@pytest.mark.slow
+def test_a_killed_coordinator_leaves_no_process_and_no_leaked_semaphore_line(tmp_path):
+    """multiprocessing's tracker said "There appear to be 10 leaked semaphore objects" after a SIGKILL of the
+    coordinator (issue 42, item 10), while it removed them: nothing leaked, the line only alarmed."""
+    config = tmp_path / "c.toml"
+    config.write_text('[campaign]\nkind = "online"\n[workload]\ntrace = "synthetic:3000:64:1"\n'
+                      '[online]\nresamples = 6\nweeks = 4\n')
+    err = tmp_path / "stderr.txt"
+    with open(err, "w") as stream:
+        proc = subprocess.Popen([sys.executable, "-c", "import sys; from bftune.experiments.cli.main import main; "
+                                 "sys.exit(main(sys.argv[1:]))", "campaign", str(config), "--out", str(tmp_path / "o"),
+                                 "--workers", "2", "--no-progress"], stderr=stream, stdout=subprocess.DEVNULL)
+        wait_until(lambda: len([p for p in descendants(proc.pid) if "spawn_main" in " ".join(command(p))]) >= 2,
+                   60, "two workers")
+        wait_until(lambda: any((tmp_path / "o" / "runs").glob("*.json")), 60, "a first stored run")
+        family = descendants(proc.pid)
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait()
+        wait_until(lambda: not any(alive(p) for p in family), 30, "the workers and the tracker to end")
+    text = err.read_text()
+    assert "leaked semaphore" not in text, text
