@@ -8,18 +8,20 @@ command that started it, however that command ends (SIGKILL included).
 from __future__ import annotations
 
 import os
+import select
 import signal
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
-from typing import TextIO
+from typing import IO, Any
 
 #: The watchdog (started as a file: no bftune import, a fast start).
 GUARD = Path(__file__).with_name("guard.py")
 
 
-def start_guarded(cmd: list[str], cwd: Path, log: TextIO,
+def start_guarded(cmd: list[str], cwd: Path | None, log: IO[Any] | int,
                   env: dict[str, str] | None = None) -> tuple[subprocess.Popen, int]:
     """Start ``cmd`` under the watchdog, in a new session: (process, write end of the watch pipe).
 
@@ -27,7 +29,8 @@ def start_guarded(cmd: list[str], cwd: Path, log: TextIO,
     whatever it starts; killing the group stops them all.  The guard kills
     the group by itself when the write end closes, which the kernel does
     when this process dies in any way, SIGKILL included: close it (with
-    ``os.close``) only when the run is over.
+    ``os.close``) only when the run is over.  ``log`` takes the output (stdout
+    and stderr): a file, or ``subprocess.PIPE``; ``cwd`` None is ours.
     """
     watch_r, watch_w = os.pipe()
     try:
@@ -92,3 +95,47 @@ def run_guarded(cmd: list[str], cwd: Path, env: dict[str, str] | None = None) ->
             os.close(watch)
         log.seek(0)
         return status, log.read()
+
+
+#: How much of a probe's output :func:`run_probe` keeps (the rest is read and dropped).
+PROBE_OUTPUT_BYTES = 64 * 1024
+
+
+def run_probe(cmd: list[str], timeout: float, cwd: Path | None = None,
+              keep: int = PROBE_OUTPUT_BYTES) -> tuple[int, bytes]:
+    """Run a short command we do not control (``batsim --version``): its exit status and the first ``keep``
+    bytes of its output (stdout and stderr together, undecoded).
+
+    Why not ``subprocess.run(..., timeout=)``: on a timeout it kills only its direct child, so a wrapper
+    script's own children (a ``sleep`` under ``sh``) stayed alive, and it holds all the output in memory.
+    Here the command runs under the watchdog in a group of its own, the whole group is stopped when
+    ``timeout`` passes (then :class:`subprocess.TimeoutExpired` is raised) or when this process ends in any
+    way, and output beyond ``keep`` bytes is read and dropped (never held, and the command is never
+    blocked on a full pipe).
+    """
+    proc, watch = start_guarded(cmd, cwd, subprocess.PIPE)
+    assert proc.stdout is not None
+    kept = bytearray()
+    deadline = time.monotonic() + timeout
+    try:
+        fd = proc.stdout.fileno()
+        while True:  # until end-of-file: every writer (the command and its children) has closed its end
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise subprocess.TimeoutExpired(cmd, timeout)
+            ready, _, _ = select.select([fd], [], [], left)
+            if not ready:
+                continue
+            chunk = os.read(fd, 65536)
+            if not chunk:
+                break
+            if len(kept) < keep:
+                kept += chunk[:keep - len(kept)]
+        status = proc.wait(max(0.0, deadline - time.monotonic()))  # closed its output but kept running
+    except BaseException:
+        stop_group(proc)
+        raise
+    finally:
+        os.close(watch)
+        proc.stdout.close()
+    return status, bytes(kept)

@@ -8,8 +8,11 @@
    zero-latency platform whose resource i is host i
    (``bftune.platforms.generator``);
 3. binds our scheduler to a ZeroMQ endpoint only this machine reaches: an
-   IPC socket in a private temporary folder (with ``--port P``: TCP on
-   127.0.0.1:P), and serves it in a thread of this process (``bftune.schedulers.drivers.batsim.connection``), then starts
+   IPC socket in a private temporary folder (``bftune-sockets-<pid>-*``,
+   removed however the run ends; a later run removes those of runs killed
+   by SIGKILL) or, with ``--port P``, TCP on 127.0.0.1:P; one message is
+   bounded (:func:`message_bound`); serves it in a thread of this process
+   (``bftune.schedulers.drivers.batsim.connection``), then starts
    ``batsim`` in its own process group with ``-e out`` (plus the dynamic
    job flags when the configuration kills and requeues jobs), under a
    watchdog (``bftune.support.guard``) that kills the group if this
@@ -46,13 +49,17 @@ import math
 import os
 import re
 import shutil
+import stat
 import subprocess
 import tempfile
 import threading
 import time
+from collections import Counter
 from pathlib import Path
 
-from bftune.support.children import how_it_ended, start_guarded, stop_group
+import zmq
+
+from bftune.support.children import how_it_ended, run_probe, start_guarded, stop_group
 from bftune.experiments.runs.compare import diff_out_jobs
 from bftune.experiments.runs.local import run_local, workload_info
 from bftune.support.progress import Progress
@@ -126,19 +133,31 @@ def find_batsim(path: str | os.PathLike[str] | None = None, check_version: bool 
 
 
 def batsim_version(exe: str | os.PathLike[str], timeout: float = 20.0) -> str:
-    """``batsim --version`` (e.g. ``4.2.1``); raises unless it is 4.x."""
+    """``batsim --version`` (e.g. ``4.2.1``); raises unless it is 4.x.
+
+    ``--batsim`` may name any program: its answer is read as bytes and decoded with replacement (a
+    program printing non-UTF-8 bytes is "not Batsim", not a traceback), only its first 64 KiB are kept,
+    and one that does not answer in time is stopped with everything it started (``run_probe``).
+    """
     try:
-        proc = subprocess.run([str(exe), "--version"], capture_output=True, text=True, timeout=timeout,
-                              stdin=subprocess.DEVNULL)
+        status, raw = run_probe([str(exe), "--version"], timeout)
     except subprocess.TimeoutExpired:
-        raise BatsimVersionError(f"`{exe} --version` did not answer within {timeout:g} s") from None
+        raise BatsimVersionError(f"`{exe} --version` did not answer within {timeout:g} s; it was stopped. "
+                                 f"{INSTALL_HELP}") from None
     except OSError as exc:
         raise BatsimNotFoundError(f"cannot run {exe}: {exc.strerror or exc}. {INSTALL_HELP}") from None
-    text = (proc.stdout + proc.stderr).strip()
+    text = raw.decode("utf-8", "replace").strip()
+    if status == 127 and text.startswith("guard: cannot run"):  # the watchdog could not exec it
+        reason = text.partition(": ")[2].partition(": ")[2].splitlines()[0] if ": " in text else text
+        raise BatsimNotFoundError(f"cannot run {exe}: {reason}. {INSTALL_HELP}")
     match = re.search(r"(\d+)\.(\d+)(?:\.(\d+))?", text)
-    if proc.returncode != 0 or match is None:
-        raise BatsimVersionError(f"`{exe} --version` gave no version (exit code {proc.returncode}): "
-                                 f"{text[:200]!r}. {INSTALL_HELP}")
+    if status != 0 or match is None:
+        try:  # the answer as it was: text, or bytes (escaped) when it is not UTF-8
+            shown = repr(raw.decode("utf-8").strip()[:200])
+        except UnicodeDecodeError:
+            shown = f"{raw.strip()[:200]!r} (not UTF-8 text)"
+        raise BatsimVersionError(f"`{exe} --version` gave no version ({how_it_ended(status)}): "
+                                 f"{shown}. {INSTALL_HELP}")
     if int(match.group(1)) != EXPECTED_MAJOR:
         raise BatsimVersionError(f"{exe} is Batsim {match.group(0)}; bftune speaks the protocol of Batsim "
                                  f"{EXPECTED_MAJOR}.x. {INSTALL_HELP}")
@@ -157,13 +176,36 @@ def batsim_command(exe: Path, platform: Path, workload: Path, endpoint: str, pre
 
 # --- processes ------------------------------------------------------------------------------
 
-def _tail(path: Path, lines: int = 15) -> str:
+#: How much of Batsim's log an error message quotes: the last lines, read from the last bytes only, each cut.
+TAIL_BYTES = 64 * 1024
+TAIL_LINES = 15
+TAIL_LINE_CHARS = 300
+
+
+def _cut(line: str, limit: int = TAIL_LINE_CHARS) -> str:
+    """``line`` shortened to ``limit`` characters, saying how much was left out."""
+    return line if len(line) <= limit else f"{line[:limit]} [... {len(line) - limit} more characters]"
+
+
+def _tail(path: Path, lines: int = TAIL_LINES) -> str:
+    """The last non-blank lines of Batsim's log, indented, for an error message.
+
+    Why bounded: a Batsim flooding its stderr made a 700 MB log, which was read whole (704 MB of memory) and
+    quoted as a 15.7 MB error.  Only the last ``TAIL_BYTES`` are read; each line is cut to
+    ``TAIL_LINE_CHARS`` characters.
+    """
     try:
-        text = path.read_text(errors="replace")
+        with open(path, "rb") as log:
+            size = log.seek(0, os.SEEK_END)
+            log.seek(max(0, size - TAIL_BYTES))
+            data = log.read(TAIL_BYTES)
     except OSError:
         return ""
-    tail = [line for line in text.splitlines() if line.strip()][-lines:]
-    return "\n".join("    " + line for line in tail)
+    rows = data.decode("utf-8", "replace").splitlines()
+    if size > TAIL_BYTES and len(rows) > 1:
+        rows = rows[1:]  # the first one read is probably the end of a line
+    tail = [line for line in rows if line.strip()][-lines:]
+    return "\n".join("    " + _cut(line) for line in tail)
 
 
 def _show_progress(display: Progress, driver: BatsimDriver, force: bool = False) -> None:
@@ -225,9 +267,11 @@ def _run_in(out: Path, shown: Path, trace: Trace, config: SchedulerConfig, exe: 
     dynamic = config.needs_dynamic_jobs if dynamic_jobs is None else dynamic_jobs
 
     driver = BatsimDriver(config.build)
-    sock, endpoint, sockets = _bind(port)
     proc: subprocess.Popen | None = None
     watch: int | None = None
+    connection: Connection | None = None
+    thread: threading.Thread | None = None
+    sockets: Path | None = None
     failure: list[BaseException] = []
 
     def batsim_gone() -> str | None:
@@ -236,23 +280,26 @@ def _run_in(out: Path, shown: Path, trace: Trace, config: SchedulerConfig, exe: 
                     f"(last message at t={driver.now:g})")
         return None
 
-    connection = Connection(sock, timeout=timeout, first_timeout=timeout, should_stop=batsim_gone)
-
     def scheduler() -> None:
+        assert connection is not None
         try:
             serve(driver, connection)
         except BaseException as exc:  # reported by the watchdog below
             failure.append(exc)
 
-    # Paths relative to Batsim's working directory (``out``): the recorded command stays valid
-    # where the directory ends up.
-    cmd = batsim_command(exe, Path("platform.xml"), Path("workload.json"), endpoint, Path("out"), dynamic)
     log_path, log_shown = out / "batsim.log", shown / "batsim.log"
-    thread = threading.Thread(target=scheduler, name="bftune-scheduler", daemon=True)
     display = Progress(len(trace.jobs), enabled=progress, label="batsim")
-    t0 = time.perf_counter()
-    thread.start()
+    # From the socket folder's making on, everything is inside this try: an error, Ctrl-C or SIGTERM
+    # (an exception, ``support.interrupts``) at any point stops Batsim and removes the folder.
     try:
+        sock, endpoint, sockets = _bind(port, message_bound(trace))
+        connection = Connection(sock, timeout=timeout, first_timeout=timeout, should_stop=batsim_gone)
+        # Paths relative to Batsim's working directory (``out``): the recorded command stays valid
+        # where the directory ends up.
+        cmd = batsim_command(exe, Path("platform.xml"), Path("workload.json"), endpoint, Path("out"), dynamic)
+        thread = threading.Thread(target=scheduler, name="bftune-scheduler", daemon=True)
+        t0 = time.perf_counter()
+        thread.start()
         with open(log_path, "w") as log:
             log.write("$ " + " ".join(cmd) + "\n")
             log.flush()
@@ -284,8 +331,12 @@ def _run_in(out: Path, shown: Path, trace: Trace, config: SchedulerConfig, exe: 
     except BaseException:
         if proc is not None:
             stop_group(proc)
-        connection.should_stop = lambda: "the launcher is stopping"
-        thread.join(5.0)
+        if connection is not None:
+            connection.should_stop = _launcher_stopping
+            if thread is not None and thread.ident is not None:
+                thread.join(5.0)
+            else:  # never served: nobody else closes the socket
+                connection.close()
         raise
     finally:
         display.close()
@@ -299,6 +350,7 @@ def _run_in(out: Path, shown: Path, trace: Trace, config: SchedulerConfig, exe: 
     jobs_csv = out / "out_jobs.csv"
     if not jobs_csv.exists():
         raise BatsimRunError(f"batsim finished but wrote no out_jobs.csv. Log {log_shown}:\n{_tail(log_path)}")
+    assert connection is not None, "made before Batsim started"
     summary = _summary(read_out_jobs(jobs_csv), trace, config, tau, wall, connection, driver,
                        {"version": version, "executable": str(exe), "endpoint": endpoint, "command": cmd,
                         "messages": connection.messages, "driver": driver.stats.as_dict(), "dynamic_jobs": dynamic})
@@ -306,19 +358,142 @@ def _run_in(out: Path, shown: Path, trace: Trace, config: SchedulerConfig, exe: 
     return summary
 
 
-def _bind(port: int | None):
+def _launcher_stopping() -> str:
+    """The scheduler thread's stop reason once the launcher gives up (an error, Ctrl-C, SIGTERM)."""
+    return "the launcher is stopping"
+
+
+# --- the scheduler's socket -------------------------------------------------------------------
+
+#: The private folders of the scheduler's IPC sockets, in the temporary directory:
+#: ``bftune-sockets-<pid>-<random>``, holding the socket and an ``owner`` file (pid and pid namespace).
+#: A run killed by SIGKILL cannot remove its folder; the owner's pid lets a later run do it.
+SOCKETS_PREFIX = "bftune-sockets-"
+SOCKETS_OWNER = "owner"
+_SOCKETS_NAME = re.compile(re.escape(SOCKETS_PREFIX) + r"([0-9]+)-[A-Za-z0-9_]+")
+
+#: The smallest bound on one message from Batsim (bytes). The real bound grows with the run's workload
+#: (:func:`message_bound`); see docs/reference/limits.md.
+MESSAGE_BYTES_FLOOR = 64 * 2**20
+
+
+def message_bound(trace: Trace) -> int:
+    """The largest message from Batsim this run accepts (bytes): ZeroMQ drops a larger one unread.
+
+    Why a bound: a 240 MB message once took 3.1 GB to receive and decode.  Why it grows with the run: the
+    largest messages a real Batsim sends are SIMULATION_BEGINS (every host, about 90 bytes each, and every
+    delay profile, about 40) and one instant's events (that second's submissions, and completions of at
+    most one job per processor, with their kill and resubmission: under 400 bytes a job); a workload bftune
+    accepts must never be refused, so each item is counted above its size (128, 64 and 512 bytes), the sum
+    doubled, and the bound is never under ``MESSAGE_BYTES_FLOOR`` (6x the largest message of the largest
+    archive trace, CEA-Curie's SIMULATION_BEGINS, about 10 MB; its own bound is 124 MB).
+    """
+    jobs = trace.jobs
+    burst = max(Counter(job.submit for job in jobs).values(), default=0)
+    profiles = len({job.runtime for job in jobs})
+    largest = 128 * trace.max_procs + 64 * profiles + 512 * (burst + min(len(jobs), trace.max_procs))
+    return max(MESSAGE_BYTES_FLOOR, 2 * largest)
+
+
+def _pid_namespace() -> str:
+    """This process's pid namespace (``pid:[4026531836]``; empty where there is none to read): a folder made
+    in another container sharing /tmp names pids that mean nothing here."""
+    try:
+        return os.readlink("/proc/self/ns/pid")
+    except OSError:
+        return ""
+
+
+def _alive(pid: int) -> bool:
+    """Whether a process ``pid`` exists (one of another user counts: it is not ours to judge)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _read_owner(folder: str) -> str | None:
+    """The owner file of a socket folder (a few bytes, never following a link), or None."""
+    try:
+        fd = os.open(os.path.join(folder, SOCKETS_OWNER), os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError:
+        return None
+    try:
+        return os.read(fd, 256).decode("ascii", "replace")
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
+def remove_stale_socket_folders(directory: str | os.PathLike[str] | None = None) -> list[Path]:
+    """Remove the socket folders of bftune runs that are dead (SIGKILL, a power cut): the ones removed.
+
+    Only what is certainly a dead run's is touched: a folder (not a link) named ``bftune-sockets-<pid>-...``,
+    owned by this user, whose owner file names the same pid in this pid namespace, and whose pid is not
+    alive.  A live run's folder, a folder of another user or container, or one without its owner file (its
+    run was making it this instant) is kept.
+    """
+    base = Path(directory) if directory is not None else Path(tempfile.gettempdir())
+    try:
+        entries = list(os.scandir(base))
+    except OSError:
+        return []
+    user, namespace = os.getuid(), _pid_namespace()
+    removed: list[Path] = []
+    for entry in entries:
+        match = _SOCKETS_NAME.fullmatch(entry.name)
+        if match is None:
+            continue
+        try:
+            info = entry.stat(follow_symlinks=False)
+        except OSError:
+            continue
+        if not stat.S_ISDIR(info.st_mode) or info.st_uid != user:
+            continue
+        owner = _read_owner(entry.path)
+        if owner is None or owner.strip() != f"{match.group(1)} {namespace}".strip():
+            continue
+        if _alive(int(match.group(1))):
+            continue
+        shutil.rmtree(entry.path, ignore_errors=True)
+        removed.append(Path(entry.path))
+    return removed
+
+
+def _socket_folder() -> Path:
+    """A new private folder (mode 700) for the IPC socket, with its owner file (see ``SOCKETS_PREFIX``)."""
+    folder = Path(tempfile.mkdtemp(prefix=f"{SOCKETS_PREFIX}{os.getpid()}-"))
+    try:
+        (folder / SOCKETS_OWNER).write_text(f"{os.getpid()} {_pid_namespace()}\n")
+    except BaseException:
+        shutil.rmtree(folder, ignore_errors=True)
+        raise
+    return folder
+
+
+def _bind(port: int | None, max_message: int) -> tuple[zmq.Socket, str, Path | None]:
     """The scheduler's REP socket, its endpoint, and the private folder of its IPC socket (None with a port).
 
     An IPC socket in a folder of its own (mode 700) unless a TCP port was asked for; the caller removes the
-    folder at the end.
+    folder at the end.  Folders left by killed runs are removed first (``remove_stale_socket_folders``).
     """
-    sockets = Path(tempfile.mkdtemp(prefix="bftune-")) if port is None else None
+    remove_stale_socket_folders()
+    sockets = _socket_folder() if port is None else None
     try:
-        sock, endpoint = bind_rep(f"ipc://{sockets}/batsim" if sockets is not None else None, port=port)
+        sock, endpoint = bind_rep(f"ipc://{sockets}/batsim" if sockets is not None else None, port=port,
+                                  max_message=max_message)
     except BatsimConnectionError as exc:
         if sockets is not None:
             shutil.rmtree(sockets, ignore_errors=True)
         raise BatsimPortError(f"{exc} (choose another --port, or leave it out to use an IPC socket)") from None
+    except BaseException:
+        if sockets is not None:
+            shutil.rmtree(sockets, ignore_errors=True)
+        raise
     return sock, endpoint, sockets
 
 

@@ -14,6 +14,11 @@ loop adds what pybatsim's lacks:
 - a failure while Batsim waits for a reply is answered with an error text
   that is not JSON, so a Batsim started by hand stops with a parse error
   instead of waiting forever; then the error is raised to the caller;
+- a bound on one message (``max_message``, ZeroMQ's ``MAXMSGSIZE``): ZeroMQ
+  drops a larger message unread, at its header, and the connection with it;
+  Batsim reconnects at once (and would wait forever for its reply), which is
+  how the loop tells it from Batsim closing or dying, and stops with an
+  error naming the bound;
 - ``busy_seconds`` counts the time from a received message to its sent
   reply (JSON decoding, the driver, JSON encoding, handing the reply to
   ZeroMQ): the scheduler's share; ``phases()`` splits it.
@@ -43,11 +48,17 @@ class BatsimConnectionError(RuntimeError):
 
 
 def bind_rep(endpoint: str | None = None, *, port: int | None = None, host: str = DEFAULT_HOST,
-             context: zmq.Context | None = None) -> tuple[zmq.Socket, str]:
-    """A bound REP socket and its actual endpoint (``tcp://127.0.0.1:<free port>`` by default)."""
+             context: zmq.Context | None = None, max_message: int | None = None) -> tuple[zmq.Socket, str]:
+    """A bound REP socket and its actual endpoint (``tcp://127.0.0.1:<free port>`` by default).
+
+    ``max_message``: the largest message accepted, in bytes (set before binding, as ZeroMQ requires):
+    a larger one is never read into memory (a 240 MB message once cost 3.1 GB to receive and decode).
+    """
     ctx = context or zmq.Context.instance()
     sock = ctx.socket(zmq.REP)
     sock.setsockopt(zmq.LINGER, 0)
+    if max_message is not None:
+        sock.setsockopt(zmq.MAXMSGSIZE, max_message)
     try:
         if endpoint:
             sock.bind(endpoint)
@@ -76,8 +87,13 @@ class Connection:
         self.poller = zmq.Poller()
         self.poller.register(socket, zmq.POLLIN)
         self.monitor: zmq.Socket | None = None
+        #: The bound on one message (bytes; None: none), from the socket (see ``bind_rep``).
+        bound = socket.getsockopt(zmq.MAXMSGSIZE)
+        self.max_message: int | None = bound if isinstance(bound, int) and bound >= 0 else None
         if watch_disconnect:
-            self.monitor = socket.get_monitor_socket(zmq.EVENT_DISCONNECTED)
+            # ACCEPTED too: a reconnection right after a disconnection is ZeroMQ's drop of a message
+            # over the bound (see ``_after_disconnect``).
+            self.monitor = socket.get_monitor_socket(zmq.EVENT_DISCONNECTED | zmq.EVENT_ACCEPTED)
             self.poller.register(self.monitor, zmq.POLLIN)
         self.busy_seconds = 0.0
         self.decode_seconds = 0.0
@@ -100,19 +116,8 @@ class Connection:
                 return
             if self.monitor is not None and self.monitor in ready:
                 event = recv_monitor_message(self.monitor)
-                if event["event"] == zmq.EVENT_DISCONNECTED and driver.started and not driver.finished:
-                    # A dying Batsim closes its socket just before it exits: give the
-                    # supervisor a moment to say so (exit code) rather than "closed".
-                    if self.should_stop is not None:
-                        deadline = time.monotonic() + 1.0
-                        while time.monotonic() < deadline:
-                            reason = self.should_stop()
-                            if reason:
-                                raise BatsimConnectionError(reason)
-                            time.sleep(0.02)
-                    raise BatsimConnectionError(
-                        f"Batsim closed the connection in the middle of the simulation (last message at "
-                        f"t={driver.now:g}, {self.messages} messages exchanged, no SIMULATION_ENDS)")
+                if event["event"] == zmq.EVENT_DISCONNECTED and not driver.finished:
+                    self._after_disconnect(driver)
             if self.should_stop is not None:
                 reason = self.should_stop()
                 if reason:
@@ -125,6 +130,34 @@ class Connection:
                         f"{self.messages} messages exchanged): Batsim stalled or died")
                 raise BatsimConnectionError(f"Batsim did not connect to {self.endpoint} within {limit:g} s")
 
+    def _after_disconnect(self, driver) -> None:
+        """Batsim's connection dropped while we waited for its message: say why, or return to waiting.
+
+        A dying Batsim closes its socket just before it exits: the supervisor is given a moment to say so
+        (exit code) rather than "closed".  A Batsim that reconnects at once did not close anything: ZeroMQ
+        dropped its message, over ``max_message`` (it has no other event for it).  A Batsim that closed its
+        socket without a word is an error once the simulation began; before it, the wait goes on (until
+        the first message's timeout).
+        """
+        deadline = time.monotonic() + 1.0
+        while time.monotonic() < deadline:
+            if self.should_stop is not None:
+                reason = self.should_stop()
+                if reason:
+                    raise BatsimConnectionError(reason)
+            assert self.monitor is not None
+            if self.monitor.poll(20, zmq.POLLIN):
+                event = recv_monitor_message(self.monitor)
+                if event["event"] == zmq.EVENT_ACCEPTED and self.max_message is not None:
+                    raise BatsimConnectionError(
+                        f"Batsim's message #{self.messages} was larger than {self.max_message:,} bytes, "
+                        f"the bound on one message of this run (see docs/reference/limits.md): "
+                        f"it was dropped unread")
+        if driver.started:
+            raise BatsimConnectionError(
+                f"Batsim closed the connection in the middle of the simulation (last message at "
+                f"t={driver.now:g}, {self.messages} messages exchanged, no SIMULATION_ENDS)")
+
     def exchange(self, driver) -> bool:
         """Receive one message, answer it; False once the simulation has ended."""
         self._wait(driver)
@@ -132,6 +165,9 @@ class Connection:
         self.last_message = time.monotonic()
         t0 = time.perf_counter()
         try:
+            if self.max_message is not None and len(raw) > self.max_message:  # inproc: ZeroMQ checks no size
+                raise ProtocolError(f"message #{self.messages} from Batsim has {len(raw):,} bytes, more than "
+                                    f"{self.max_message:,}, the bound on one message (see docs/reference/limits.md)")
             try:
                 msg = orjson.loads(raw)
             except (ValueError, RecursionError) as exc:  # orjson: integers beyond 64 bits, nesting too deep
