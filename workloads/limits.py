@@ -27,6 +27,13 @@ worse, in the kernel's OOM killer).  The limits are far beyond any real use:
   :data:`MAX_SMALL_FILE_BYTES` (1 MiB).  So a file that expands to
   gigabytes of one line (a gzip bomb) is refused after reading 64 KiB of
   it, and memory follows the jobs.
+- A Slurm accounting dump: a record joined from several physical lines
+  (a submit line holding newlines) is at most :data:`MAX_RECORD_CHARS`
+  (1 MiB); an integer it holds (a job id, an array index, a count, the days
+  of a duration) at most :data:`MAX_INT_DIGITS` digits (Python's ``int``
+  refuses more than 4,300 with a traceback; Slurm's ids are 32-bit), and
+  its times and durations are under :data:`MAX_TIME` like every other
+  workload's (a Unix time from 1970 to 2106).
 
 The workload API (the synthetic generator, resampling, the readers, the
 platform generator) enforces them, so every entry point - the CLI, campaign
@@ -51,6 +58,10 @@ MAX_TIME = 2**32
 MAX_LINE_BYTES = 64 * 1024
 #: All comment lines of an SWF file together, in bytes (the archive's largest header: 2.2 kB).
 MAX_HEADER_BYTES = 64 * 1024 * 1024
+#: A Slurm record joined from several lines (a submit line with newlines), in characters.
+MAX_RECORD_CHARS = 1024 * 1024
+#: Digits of an integer in a Slurm dump (ids are 32-bit, counts smaller): more is an error, not a traceback.
+MAX_INT_DIGITS = 18
 #: A campaign file, a learned policy's fit file: they are a few kB.
 MAX_SMALL_FILE_BYTES = 1024 * 1024
 #: Seeds feed numpy and scikit-learn (``random_state``), whose seeds are 32-bit.

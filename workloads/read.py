@@ -13,14 +13,15 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Sequence
 
 from bftune.workloads import limits
 from bftune.workloads.batsim_json import is_batsim_json, read_batsim_workload
 from bftune.workloads.cleaning import WalltimeFallback
 from bftune.workloads.errors import WorkloadError
 from bftune.workloads.model import Trace
-from bftune.workloads.slurm import is_slurm_dump, read_slurm
+from bftune.workloads.slurm import (DEFAULT_OVERRUN_GRACE, headerless_dump_error, is_slurm_dump,
+                                    looks_like_headerless_dump, read_slurm)
 from bftune.workloads.cleaning import check_cleaning
 from bftune.workloads.swf import CLEANINGS, read_swf
 
@@ -30,7 +31,10 @@ DEFAULT_CLEANING = CLEANINGS[0]
 
 def read_workload(path: str | os.PathLike[str], *, cleaning: str | None = None, lenient: bool = False,
                   walltime_from_runtime: bool = False, procs: int | None = None, timezone: str | None = None,
-                  inform: Callable[[str], None] | None = None) -> Trace:
+                  inform: Callable[[str], None] | None = None, sacct_format: str | None = None,
+                  sacct_delimiter: str | None = None, partitions: Sequence[str] | None = None,
+                  cores_per_node: int | None = None, cluster: str | None = None,
+                  overrun_grace: int | None = None) -> Trace:
     """The jobs of a workload file, cleaned, with their cleaning counts.
 
     A Slurm accounting dump (``sacct --parsable2``, recognised by its header
@@ -45,6 +49,12 @@ def read_workload(path: str | os.PathLike[str], *, cleaning: str | None = None, 
     gets its runtime as walltime (counted in the cleaning).  ``procs``: the
     machine size m instead of the file's (SWF ``MaxProcs``, JSON ``nb_res``);
     a job larger than m is dropped and counted (``procs_gt_machine``).
+
+    Slurm dumps only (:func:`~bftune.workloads.slurm.read_slurm`): ``sacct_format`` and ``sacct_delimiter``,
+    the columns and delimiter of a dump without its header line (``sacct_format`` given, the file is read as
+    one); ``partitions``, the partitions whose jobs are kept; ``cores_per_node``, whole-node allocation (a job
+    takes NNodes x C processors); ``cluster``, the cluster to read in a dump of several; ``overrun_grace``,
+    the seconds a job may run past its limit and still be read as killed at it (None: 300).
     """
     p = Path(path)
     if not p.exists():
@@ -57,13 +67,23 @@ def read_workload(path: str | os.PathLike[str], *, cleaning: str | None = None, 
     if procs is not None:
         limits.procs(procs, "procs")
     fallback: WalltimeFallback = "runtime" if walltime_from_runtime else None
-    if is_slurm_dump(p):
+    if sacct_format is not None or is_slurm_dump(p, delimiter=sacct_delimiter):
         return read_slurm(p, procs=procs, timezone=timezone, lenient=lenient, walltime_fallback=fallback,
-                          cleaning=DEFAULT_CLEANING if cleaning is None else cleaning, inform=inform)
+                          cleaning=DEFAULT_CLEANING if cleaning is None else cleaning, inform=inform,
+                          sacct_format=sacct_format, delimiter=sacct_delimiter, partitions=partitions,
+                          cores_per_node=cores_per_node, cluster=cluster,
+                          overrun_grace=DEFAULT_OVERRUN_GRACE if overrun_grace is None else overrun_grace)
     if timezone is not None:
         raise WorkloadError(f"{p}: a time zone applies to Slurm accounting dumps only (an SWF trace or a Batsim "
                             "workload carries its own clock)")
+    slurm_only = {"a sacct delimiter": sacct_delimiter, "partitions": partitions, "cores per node": cores_per_node,
+                  "a cluster": cluster, "an overrun grace": overrun_grace}
+    for what, value in slurm_only.items():
+        if value is not None:
+            raise WorkloadError(f"{p}: {what} applies to Slurm accounting dumps only, and this is not one")
     if p.suffix != ".json" and not is_batsim_json(p):
+        if looks_like_headerless_dump(p):
+            raise headerless_dump_error(p)
         return read_swf(p, max_procs=procs, lenient=lenient, walltime_fallback=fallback,
                         cleaning=DEFAULT_CLEANING if cleaning is None else cleaning)
     if cleaning not in (None, DEFAULT_CLEANING):

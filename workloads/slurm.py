@@ -1,33 +1,81 @@
-"""Slurm accounting as a workload: what ``sacct --allusers --parsable2 --format=...`` prints, header included.
+"""Slurm accounting as a workload: what ``sacct --allusers --parsable2 --format=...`` prints.
 
 Admins have accounting, not SWF files.  A dump is recognised by its content
-(:func:`is_slurm_dump`: a first line of ``|``-separated column names holding
-``JobID``), so every command that reads a trace reads it.  Columns are found
-by their header names (case-insensitive, in any order); the ones a schedule
-needs are required: ``JobID``, ``Submit``, ``Start``, ``End``, ``Timelimit``
-(or ``TimelimitRaw``, minutes), ``NCPUS`` (or ``AllocCPUS``) and ``State``.
-Optional: ``User`` (else every job is user -1), ``Elapsed`` (or
-``ElapsedRaw``; the runtime, immune to clock changes, else ``End - Start``),
-``ReqCPUS`` (the request; else the allocation), ``Group``, ``Partition``,
-``QOS`` and ``NNodes``.  A missing required column, a line with another
-number of fields than the header, or an unreadable value is one
-:class:`~bftune.workloads.errors.WorkloadError` naming file, line and column
-(``lenient``: such lines are skipped and counted under ``malformed_line``).
+(:func:`is_slurm_dump`: a first line of column names holding ``JobID``,
+separated by one delimiter, whichever it is: ``|``, ``--delimiter=,`` or
+``☃``; a UTF-8 byte-order mark before it is ignored), so every command
+that reads a trace reads it.  A dump without its header line
+(``--noheader``) is read when its columns are given (``sacct_format``:
+the list given to ``sacct --format``, widths such as ``JobName%30``
+dropped, any case) and its delimiter if not ``|`` (``delimiter``); a file
+that looks like one but comes without them is refused with a line saying
+so (:func:`looks_like_headerless_dump`, :func:`headerless_dump_error`).
+
+How lines become records of fields - decoding (UTF-8, else Latin-1, per
+line), CRLF, ``--parsable``'s trailing delimiter, records spanning several
+lines (a submit line with newlines), and values holding the delimiter
+(sacct does not escape: the shaped columns anchor the record and the
+surplus fields are joined back into the free-text columns, when every
+reading that fits gives the same values to the columns bftune reads; else
+the record is ambiguous: one line naming file, line and candidate columns,
+``lenient``: counted under ``ambiguous_line``) - is
+:mod:`bftune.workloads.sacct_lines`; which columns are shaped, free text or
+opaque is :mod:`bftune.workloads.sacct_columns`.
+
+Columns are found by their names (case-insensitive, in any order); the ones
+a schedule needs are required: ``JobID``, ``Submit``, ``Start``, ``End``,
+``Timelimit`` (or ``TimelimitRaw``, minutes), ``NCPUS`` (or ``AllocCPUS``)
+and ``State``.  Optional: ``User`` (else every job is user -1), ``Elapsed``
+(or ``ElapsedRaw``; the runtime, immune to clock changes, else ``End -
+Start``), ``ReqCPUS`` (the request; else the allocation), ``Group``,
+``Partition``, ``QOS``, ``NNodes``, ``Cluster`` and ``AllocTRES`` /
+``ReqTRES`` (``AllocGRES`` / ``ReqGRES`` in old dumps).  A missing required
+column, a record with fewer fields than the header, or an unreadable value
+is one :class:`~bftune.workloads.errors.WorkloadError` naming file, line
+and column, the value cut to 40 characters (``lenient``: skipped and
+counted under ``malformed_line``).  **Limits** (those of every workload,
+:mod:`bftune.workloads.limits`): times are Unix times from 1970 to 2106
+(2^32 s: a ``Submit`` in year 0001 is refused), durations at most 2^32 s
+(a ``Timelimit`` of ``99999999-00:00:00`` is refused), integers at most 18
+digits, a record at most 1 MiB, at most 10 million records.
 
 **Records and rules.**  Each record is counted under the first rule it
 meets, in this order (:data:`SLURM_RULES`), and never dropped silently:
 
 ==========================  ==================================================================
+``ambiguous_line``          (``lenient`` only) a record whose surplus fields can be read in
+                            several ways that differ in a column bftune reads
+``other_cluster``           with ``cluster``: a record of another cluster (``sacct -M``)
 ``job_step``                ``ID.batch``, ``ID.extern``, ``ID.0`` ...: steps run inside their
                             job's allocation; they are not jobs
 ``heterogeneous_component`` ``ID+N``: a component of a heterogeneous job (one rigid size per
                             job is the model: not modelled)
+``other_partition``         with ``partitions``: a record of another partition
 ``pending_at_dump``         ``State`` PENDING, or no start and no end: still queued when
                             sacct ran (array ranges such as ``ID_[4-9]`` are such records)
 ``never_started``           no ``Start`` (``Unknown``/``None``) but ended: cancelled or
                             failed in the queue
 ``running_at_dump``         started, no ``End``: its runtime is not known yet
+``requeued_attempt``        an attempt of a requeued job (``sacct -D``: State REQUEUED, and a
+                            later record of the same JobID): the job is its last attempt,
+                            submitted when the first attempt was (the submission the user
+                            made; Slurm versions differ in which Submit they print)
+``duplicate_job_id``        the same JobID again with the same values (dumps of overlapping
+                            periods joined); with other values it is an error naming both
+                            lines (``lenient``: the later record is counted here)
 ==========================  ==================================================================
+
+**Clusters.**  A dump of several clusters (a ``Cluster`` column holding
+several names, ``sacct -M all``) is refused in one line listing them, unless
+``cluster`` names the one to read.  **Partitions.**  ``partitions`` keeps the
+jobs of those partitions (their machine, when ``procs`` is not given: the
+largest allocation among them).  **Whole nodes.**  ``cores_per_node`` C makes
+a job take ``NNodes x C`` processors (sites that allocate whole nodes, or
+``--exclusive`` jobs); it needs the ``NNodes`` column.  **TRES.**  Jobs that
+asked for GPUs or another TRES beyond processors and memory (``gres/gpu=1``
+in ``AllocTRES``, else ``ReqTRES``) are kept and counted: the trace's header
+line ``; Note: N jobs asked for ...`` and ``Trace.header["TRESJobs"]``
+(bftune schedules processors only).
 
 Array elements (``ID_N``) are jobs.  What is left becomes the 18 fields of
 an SWF record - submit, runtime, allocated processors (``NCPUS``),
@@ -36,12 +84,23 @@ requested processors (``ReqCPUS``), requested time (``Timelimit``), status
 partition - and goes through the same cleaning as an SWF trace
 (:mod:`bftune.workloads.cleaning`, ``cleaning=``; the default filter by
 default: ``runtime_le_0``, ``walltime_lt_runtime`` for jobs that ran past
-their limit, ...).  Users, groups, QOS and partitions are numbered 1, 2, ...
-in order of first appearance; jobs are numbered 1..n in (submit, JobID)
-order, as the archive's cleaned files are.
+their limit by more than the grace below, ...).  Users, groups, QOS and
+partitions are numbered 1, 2, ... in order of first appearance; jobs are
+numbered 1..n in (submit, JobID) order, as the archive's cleaned files are.
 
 Modified, not dropped (counted in :data:`SLURM_CHANGES`):
 
+- ``runtime_capped_at_limit``: a job that ran past its time limit by at
+  most ``overrun_grace`` seconds (default :data:`DEFAULT_OVERRUN_GRACE`,
+  300 s) gets its limit as runtime.  Slurm kills a job at its limit, but
+  the kill is late: the controller checks limits about every 30 s, then
+  sends SIGTERM and waits ``KillWait`` (30 s by default) before SIGKILL,
+  and a step that does not die waits ``UnkillableStepTimeout`` (60 s);
+  so a TIMEOUT job ends up to a few minutes after its limit.  Five minutes
+  cover these defaults with a margin; a site with ``OverTimeLimit`` (minutes
+  a job may overrun) adds it.  ``overrun_grace=0`` reads runtimes as logged.
+  A job over its limit by more than the grace goes through the cleaning as
+  any overrun (the default drops it as ``walltime_lt_runtime``).
 - ``time_limit_unlimited`` / ``time_limit_partition``: ``UNLIMITED`` or
   ``Partition_Limit`` becomes the largest finite time limit of the dump in
   the job's partition (else in the whole dump): the most a job there asked
@@ -70,30 +129,49 @@ machine.
 from __future__ import annotations
 
 import datetime as _dt
-import gzip
 import os
 import re
-from dataclasses import dataclass
-from operator import itemgetter
+from dataclasses import dataclass, field
+from itertools import chain
 from pathlib import Path
-from typing import Callable, Iterator
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+from typing import Callable, Iterator, Sequence
+from zoneinfo import ZoneInfo
 
 from bftune.support import inputs
 from bftune.workloads import limits
 from bftune.workloads.cleaning import CLEANING_KEYS, WalltimeFallback, check_cleaning, clean_rows
 from bftune.workloads.errors import WorkloadError
 from bftune.workloads.model import Trace
+from bftune.workloads.sacct_columns import cut, names_text, parse_format
+from bftune.workloads.sacct_header import (  # noqa: F401 - is_slurm_dump ...: re-exported
+    header_of,
+    headerless_dump_error,
+    is_slurm_dump,
+    looks_like_headerless_dump,
+)
+from bftune.workloads.sacct_lines import AmbiguousRecord, Layout, LineError, physical_lines, records, split_record
+from bftune.workloads.sacct_values import (  # noqa: F401 - check_timezone and parse_duration: re-exported
+    MISSING,
+    Clock,
+    check_timezone,
+    integer,
+    parse_duration,
+    resolve_times,
+    seconds,
+)
 
 #: Records that are not jobs, in the order they are tested (module docstring).
-SLURM_RULES: tuple[str, ...] = ("job_step", "heterogeneous_component", "pending_at_dump", "never_started",
-                                "running_at_dump")
+SLURM_RULES: tuple[str, ...] = ("ambiguous_line", "other_cluster", "job_step", "heterogeneous_component",
+                                "other_partition", "pending_at_dump", "never_started", "running_at_dump",
+                                "requeued_attempt", "duplicate_job_id")
 #: Jobs kept but changed by the reading (module docstring).
 SLURM_CHANGES: tuple[str, ...] = ("time_limit_unlimited", "time_limit_partition", "ambiguous_local_time",
-                                  "nonexistent_local_time")
+                                  "nonexistent_local_time", "runtime_capped_at_limit")
 #: Every key of a Slurm trace's ``cleaning``: the Slurm rules, then the SWF cleaning's keys, then the changes
 #: (``never_started`` is both a Slurm rule and the ``ran`` cleaning's: one key, the records of both).
 SLURM_CLEANING_KEYS: tuple[str, ...] = tuple(dict.fromkeys(SLURM_RULES + CLEANING_KEYS + SLURM_CHANGES))
+#: Seconds a job may run past its time limit and still be read as killed at it (module docstring).
+DEFAULT_OVERRUN_GRACE = 300
 
 #: Required columns -> the header names that serve (the first one present wins).
 REQUIRED: dict[str, tuple[str, ...]] = {
@@ -101,36 +179,37 @@ REQUIRED: dict[str, tuple[str, ...]] = {
     "Timelimit": ("timelimit", "timelimitraw"), "NCPUS": ("ncpus", "alloccpus"), "State": ("state",)}
 OPTIONAL: dict[str, tuple[str, ...]] = {
     "User": ("user", "uid"), "Elapsed": ("elapsed", "elapsedraw"), "ReqCPUS": ("reqcpus",),
-    "Group": ("group", "gid"), "Partition": ("partition",), "QOS": ("qos",), "NNodes": ("nnodes", "allocnodes")}
+    "Group": ("group", "gid"), "Partition": ("partition",), "QOS": ("qos",), "NNodes": ("nnodes", "allocnodes"),
+    "Cluster": ("cluster",), "AllocTRES": ("alloctres",), "ReqTRES": ("reqtres",), "AllocGRES": ("allocgres",),
+    "ReqGRES": ("reqgres",)}
 #: The ``--format`` that gives every column the reader uses.
 SACCT_FORMAT = "JobID,User,Group,Partition,QOS,Submit,Start,End,Elapsed,Timelimit,NCPUS,ReqCPUS,NNodes,State"
 
-_MISSING = {"", "unknown", "none", "n/a"}
+#: Cluster and partition names remembered for error lines (a dump may hold millions of distinct values).
+_LISTED = 1000
 _NO_LIMIT = {"unlimited": "time_limit_unlimited", "partition_limit": "time_limit_partition"}
 _STATUS = {"COMPLETED": 1, "CANCELLED": 5}
 _JOBID = re.compile(r"^(\d+)(?:_(\d+))?$")
-_DURATION = re.compile(r"^(?:(\d+)-)?(\d+)(?::(\d+))?(?::(\d+))?(?:\.\d+)?$")
-_SNIFF_BYTES = 4096
-_GZIP_MAGIC = b"\x1f\x8b"
+#: TRES every job has: processors and what comes with them; any other (gres/gpu, license/...) is counted.
+_PLAIN_TRES = frozenset({"cpu", "mem", "node", "billing", "energy", "fs/disk", "vmem", "pages"})
 
 
-def is_slurm_dump(path: str | os.PathLike[str]) -> bool:
-    """Whether ``path`` holds sacct ``--parsable2`` output: its first non-blank line is ``|``-separated
-    column names, one of them ``JobID``.  (SWF lines hold no ``|``, Batsim JSON starts with ``{``.)"""
-    try:
-        with inputs.open_regular(path) as fh:  # not a regular file (a FIFO, /dev/zero): not a dump; the reader says
-            head = fh.read(_SNIFF_BYTES)
-            if head[:2] == _GZIP_MAGIC:
-                fh.seek(0)
-                with gzip.GzipFile(fileobj=fh) as gz:
-                    head = gz.read(_SNIFF_BYTES)
-    except (OSError, EOFError, inputs.InputError):
-        return False
-    for line in head.decode("utf-8", "replace").splitlines():
-        if line.strip():
-            names = [name.strip().lower() for name in line.split("|")]
-            return "|" in line and "jobid" in names
-    return False
+# --------------------------------------------------------------------------
+# reading
+
+
+@dataclass(frozen=True)
+class _Options:
+    """What the caller asked for (read_slurm's keywords, checked)."""
+
+    procs: int | None
+    lenient: bool
+    partitions: frozenset[str] | None
+    cores_per_node: int | None
+    cluster: str | None
+    overrun_grace: int
+    sacct_format: str | None
+    delimiter: str | None
 
 
 @dataclass
@@ -139,10 +218,130 @@ class _Columns:
 
     index: dict[str, int | None]
     raw: dict[str, bool]  # Timelimit/Elapsed given as a raw number (TimelimitRaw minutes, ElapsedRaw seconds)
-    width: int
+
+    def used(self) -> dict[int, Callable[[str], object]]:
+        """The columns read, each with what the reader makes of a value (for TRES: the kinds beyond processors)."""
+        tres = ("AllocTRES", "ReqTRES", "AllocGRES", "ReqGRES")
+        return {i: _tres_kinds if column in tres else str.strip for column, i in self.index.items() if i is not None}
 
 
-def _columns(names: list[str], source: str) -> _Columns:
+@dataclass
+class _Row:
+    """A job as read from one record, before duplicates are resolved and jobs numbered."""
+
+    key: tuple[str, int, int]  # (cluster, job number, array index or -1)
+    submit: int
+    swf: list
+    lineno: int
+    state: str
+    tres: tuple[str, ...]
+
+
+@dataclass
+class _Tally:
+    """What the records of a dump add up to while they are read."""
+
+    counts: dict[str, int]
+    names: tuple[dict[str, int], dict[str, int], dict[str, int], dict[str, int]] = \
+        field(default_factory=lambda: ({}, {}, {}, {}))  # users, groups, QOS, partitions -> 1, 2, ...
+    rows: list[_Row] = field(default_factory=list)
+    limits_seen: dict[int, int] = field(default_factory=dict)  # partition -> largest finite time limit
+    no_limit: list[tuple[list, str]] = field(default_factory=list)
+    others: set[tuple[str, int, int]] = field(default_factory=set)  # keys of records that are not jobs
+    clusters: dict[str, None] = field(default_factory=dict)
+    partitions: dict[str, None] = field(default_factory=dict)
+    records: int = 0
+    shifted_hour: int = 0
+    max_nodes: int = 0
+
+    def seen(self, table: dict[str, None], value: str) -> None:
+        if len(table) < _LISTED:  # what an error line lists: a few names, never the whole dump
+            table.setdefault(value, None)
+
+
+def read_slurm(path: str | os.PathLike[str], *, procs: int | None = None, timezone: str | None = None,
+               lenient: bool = False, walltime_fallback: WalltimeFallback = None, cleaning: str = "drop-overruns",
+               name: str | None = None, inform: Callable[[str], None] | None = None,
+               sacct_format: str | None = None, delimiter: str | None = None,
+               partitions: Sequence[str] | None = None, cores_per_node: int | None = None,
+               cluster: str | None = None, overrun_grace: int = DEFAULT_OVERRUN_GRACE) -> Trace:
+    """Read a sacct dump (plain or gzip) into a cleaned Trace (module docstring).
+
+    ``procs``: the machine size (default: the largest allocation, said through ``inform``);
+    ``timezone``: the zone sacct's local times are in; ``cleaning``: the SWF cleaning of
+    :mod:`bftune.workloads.cleaning` applied to the jobs; ``inform``: where notes go (one line each);
+    ``sacct_format``/``delimiter``: the columns and delimiter of a dump without header line;
+    ``partitions``: keep only these partitions' jobs; ``cores_per_node``: a job takes NNodes x C processors;
+    ``cluster``: the cluster to read in a dump of several; ``overrun_grace``: seconds past its limit a job is
+    still read as killed at its limit.
+    """
+    cleaning = check_cleaning(cleaning)
+    opts = _options(procs, lenient, partitions, cores_per_node, cluster, overrun_grace, sacct_format, delimiter)
+    path = Path(path)
+    clock = Clock(timezone, str(path))
+    try:
+        with inputs.open_regular(path) as f:
+            blocks = inputs.line_blocks(inputs.text_chunks(f, path), path, limits.MAX_LINE_BYTES)
+            tally = _collect(path, physical_lines(blocks), clock, opts)
+    except inputs.InputError as exc:
+        raise WorkloadError(str(exc)) from None
+    return _trace(path, tally, clock, opts, walltime_fallback, cleaning, name, inform, timezone is None)
+
+
+def _options(procs: int | None, lenient: bool, partitions: Sequence[str] | None, cores_per_node: int | None,
+             cluster: str | None, overrun_grace: int, sacct_format: str | None, delimiter: str | None) -> _Options:
+    if procs is not None:
+        procs = limits.procs(procs, "--procs")
+    if cores_per_node is not None:
+        cores_per_node = limits.procs(cores_per_node, "--cores-per-node")
+    if isinstance(overrun_grace, bool) or not isinstance(overrun_grace, int) or \
+            not 0 <= overrun_grace <= limits.MAX_TIME:
+        raise WorkloadError(f"--overrun-grace must be a number of seconds in 0..2^32, not {cut(str(overrun_grace))}")
+    if isinstance(partitions, str):
+        partitions = partitions.split(",")
+    chosen = None if partitions is None else frozenset(p.strip() for p in partitions if p.strip())
+    if chosen is not None and not chosen:
+        raise WorkloadError("--partition: name at least one partition")
+    if cluster is not None and not cluster.strip():
+        raise WorkloadError("--cluster: name a cluster")
+    if delimiter is not None and (not delimiter or "\n" in delimiter or "\r" in delimiter or
+                                  any(c.isalnum() for c in delimiter)):
+        raise WorkloadError(f"--sacct-delimiter {cut(delimiter)}: a delimiter is one or more characters that are "
+                            "neither letters, digits nor line ends")
+    if sacct_format is not None:
+        parse_format(sacct_format)
+    return _Options(procs, lenient, chosen, cores_per_node, None if cluster is None else cluster.strip(),
+                    overrun_grace, sacct_format, delimiter)
+
+
+def _layout(path: Path, lines: Iterator[tuple[int, str]],
+            opts: _Options) -> tuple[_Columns, Layout, Iterator[tuple[int, str]]]:
+    """The dump's columns (its header's, else ``sacct_format``'s) and the lines of its records."""
+    found = next(((number, line) for number, line in lines if line.strip()), None)
+    if found is None:
+        raise WorkloadError(f"{path}: empty: no sacct header line (sacct --allusers --parsable2 --format=...)")
+    first, line = found
+    header = header_of(line, opts.delimiter)
+    given = None if opts.sacct_format is None else parse_format(opts.sacct_format)
+    if header is not None:
+        names, delimiter, parsable = header
+        if given is not None and [n.lower() for n in given] != [n.lower() for n in names]:
+            raise WorkloadError(f"{path}:{first}: the dump's header ({names_text(names)}) is not the sacct format "
+                                f"given ({names_text(given)}); leave the format out, the header says it")
+        cols = _columns(names, f"{path}:{first}", "the sacct header", opts)
+        return cols, Layout.of(names, delimiter, parsable, cols.used()), lines
+    if given is None:
+        if looks_like_headerless_dump(path):
+            raise headerless_dump_error(path)
+        raise WorkloadError(f"{path}:{first}: {cut(line)} is not a sacct header line (column names, JobID among "
+                            "them, separated by a delimiter: sacct --allusers --parsable2 --format=...)")
+    delimiter = opts.delimiter or "|"
+    parsable = line.endswith(delimiter) and line.count(delimiter) == len(given)
+    cols = _columns(given, str(path), "the sacct format given", opts)
+    return cols, Layout.of(given, delimiter, parsable, cols.used()), chain([(first, line)], lines)
+
+
+def _columns(names: list[str], where: str, what: str, opts: _Options) -> _Columns:
     lower = [n.strip().lower() for n in names]
     index: dict[str, int | None] = {}
     raw: dict[str, bool] = {}
@@ -151,323 +350,303 @@ def _columns(names: list[str], source: str) -> _Columns:
             found = next((name for name in accepted if name in lower), None)
             if found is None and required:
                 raise WorkloadError(
-                    f"{source}:1: column {column} is missing from the sacct header (it has {', '.join(names)}); "
+                    f"{where}: column {column} is missing from {what} (it has {names_text(names)}); "
                     f"dump with sacct --allusers --parsable2 --format={SACCT_FORMAT}")
             index[column] = lower.index(found) if found is not None else None
             raw[column] = found is not None and found.endswith("raw")
-    return _Columns(index, raw, len(names))
+    for option, column, flag in ((opts.partitions, "Partition", "--partition"),
+                                 (opts.cores_per_node, "NNodes", "--cores-per-node"),
+                                 (opts.cluster, "Cluster", "--cluster")):
+        if option is not None and index[column] is None:
+            raise WorkloadError(f"{where}: {flag} needs the {column} column, which {what} does not have "
+                                f"(add {column} to sacct --format)")
+    return _Columns(index, raw)
 
 
-class _LineError(Exception):
-    """A value of one record cannot be read; the caller adds file and line."""
-
-
-def parse_duration(text: str, column: str) -> int | None:
-    """A Slurm duration in seconds (``1-02:03:04``, ``02:03:04``, ``03:04``, ``5``); None if missing.
-
-    Slurm's limits read ``MM``, ``MM:SS``, ``HH:MM:SS``, ``D-HH``, ``D-HH:MM``, ``D-HH:MM:SS``.
-    """
-    text = text.strip()
-    if text.lower() in _MISSING:
-        return None
-    match = _DURATION.match(text)
-    if match is None:
-        raise _LineError(f"column {column}: {text!r} is not a duration ([D-]HH:MM:SS)")
-    days, a, b, c = match.groups()
-    parts = [int(x) for x in (a, b, c) if x is not None]
-    if days is not None:
-        h, m, s = (parts + [0, 0])[:3]
-    elif len(parts) == 3:
-        h, m, s = parts
-    elif len(parts) == 2:
-        h, m, s = 0, parts[0], parts[1]
-    else:
-        h, m, s = 0, parts[0], 0
-    return (int(days or 0) * 24 + h) * 3600 + m * 60 + s
-
-
-def check_timezone(zone: str) -> str:
-    """``zone`` if it names a time zone (IANA: ``Europe/Stockholm``), else a WorkloadError saying so."""
-    try:
-        ZoneInfo(zone)
-    except (ZoneInfoNotFoundError, ValueError):
-        raise WorkloadError(f"timezone {zone!r}: not a time zone name (an IANA name such as Europe/Stockholm "
-                            "or America/New_York)") from None
-    return zone
-
-
-class _Clock:
-    """Local times of the dump -> Unix seconds, in ``zone`` (UTC without one), and their daylight-saving cases."""
-
-    def __init__(self, zone: str | None, source: str) -> None:
-        if zone is None:
-            self.zone: _dt.tzinfo = _dt.timezone.utc
-            self.dst = False
-        else:
-            try:
-                self.zone = ZoneInfo(zone)
-            except (ZoneInfoNotFoundError, ValueError):
-                raise WorkloadError(f"{source}: --timezone {zone!r}: not a time zone name (an IANA name such as "
-                                    "Europe/Stockholm or America/New_York)") from None
-            self.dst = True
-        self.name = zone or "UTC"
-
-    def epochs(self, text: str, column: str) -> tuple[int, int, str] | None:
-        """``(first, second, case)``: the instant(s) a wall-clock time can be; case '' | 'ambiguous' | 'nonexistent'."""
-        text = text.strip()
-        if text.lower() in _MISSING:
-            return None
+def _collect(path: Path, lines: Iterator[tuple[int, str]], clock: Clock, opts: _Options) -> _Tally:
+    """Every record of the dump read: the jobs as rows, the rest counted."""
+    cols, layout, rest = _layout(path, lines, opts)
+    tally = _Tally(counts={key: 0 for key in SLURM_RULES + SLURM_CHANGES + ("malformed_line",)})
+    for lineno, text in records(rest, layout, str(path)):
+        tally.records += 1
         try:
-            naive = _dt.datetime.fromisoformat(text)
-        except ValueError:
-            raise _LineError(f"column {column}: {text!r} is not a date and time (YYYY-MM-DDTHH:MM:SS)") from None
-        if naive.tzinfo is not None:  # a zone written in the value: it says which instant
-            t = int(naive.timestamp())
-            return t, t, ""
-        first = naive.replace(tzinfo=self.zone, fold=0)
-        t0 = int(first.timestamp())
-        if not self.dst:
-            return t0, t0, ""
-        t1 = int(naive.replace(tzinfo=self.zone, fold=1).timestamp())
-        if t0 == t1:
-            return t0, t0, ""
-        back = _dt.datetime.fromtimestamp(t0, self.zone).replace(tzinfo=None)
-        return (min(t0, t1), max(t0, t1), "ambiguous") if back == naive else (t0, t0, "nonexistent")
+            values = split_record(text, layout)
+            rule = _record(values, cols, clock, tally, opts, lineno)
+        except LineError as exc:
+            if not opts.lenient:
+                raise WorkloadError(f"{path}:{lineno}: {exc}") from None
+            tally.counts["ambiguous_line" if isinstance(exc, AmbiguousRecord) else "malformed_line"] += 1
+            continue
+        if rule is not None:
+            tally.counts[rule] += 1
+    if not tally.records:
+        raise WorkloadError(f"{path}: no job record after the header line")
+    _check_clusters(path, tally, opts)
+    return tally
 
 
-def _resolve(times: list[tuple[int, int, str] | None], elapsed: int | None) -> tuple[list[int | None], set[str]]:
-    """One instant per time (Submit, Start, End): the occurrences that keep their order and Elapsed."""
-    cases = {t[2] for t in times if t is not None and t[2]}
-    if "ambiguous" not in cases:
-        return [t[0] if t is not None else None for t in times], cases
-    # The earlier occurrence first: the rule's default when both keep the order.
-    choices: list[tuple] = [(None,) if t is None else (t[0],) if t[0] == t[1] else (t[0], t[1]) for t in times]
-    for sub in choices[0]:
-        for start in choices[1]:
-            for end in choices[2]:
-                ordered = [x for x in (sub, start, end) if x is not None]
-                if ordered != sorted(ordered):
-                    continue
-                if elapsed is not None and start is not None and end is not None and end - start != elapsed:
-                    continue
-                return [sub, start, end], cases
-    return [t[0] if t is not None else None for t in times], cases
+def _check_clusters(path: Path, tally: _Tally, opts: _Options) -> None:
+    """One cluster per machine: several without ``cluster`` chosen, or the chosen one absent, is an error; and
+    the partitions chosen must be in the dump."""
+    clusters = [c for c in tally.clusters if c.lower() not in MISSING]
+    listed = names_text(clusters, 8, "named") or "no cluster name"
+    if opts.cluster is None and len(clusters) > 1:
+        many = f"{len(clusters):,}" + (" or more" if len(tally.clusters) >= _LISTED else "")
+        raise WorkloadError(f"{path}: the dump holds the jobs of {many} clusters ({listed}): one machine is "
+                            "simulated; choose one with --cluster NAME")
+    if opts.cluster is not None and opts.cluster not in tally.clusters:
+        raise WorkloadError(f"{path}: no record of cluster {cut(opts.cluster)} (the dump holds {listed})")
+    if opts.partitions is not None and not opts.partitions & set(tally.partitions):
+        known = names_text([p for p in tally.partitions if p.lower() not in MISSING], 8, "named")
+        raise WorkloadError(f"{path}: no record of partition {', '.join(sorted(opts.partitions))} (the dump holds "
+                            f"{known or 'no partition name'})")
+
+
+def _record(values: list[str], cols: _Columns, clock: Clock, tally: _Tally, opts: _Options,
+            lineno: int) -> str | None:
+    """One record: the rule it meets, or None when it is a job (then added to ``tally.rows``)."""
+    ix = cols.index
+
+    def value(column: str) -> str:
+        i = ix[column]
+        return "" if i is None else values[i].strip()
+
+    cluster = value("Cluster")
+    if ix["Cluster"] is not None:
+        tally.seen(tally.clusters, cluster)
+    if opts.cluster is not None and cluster != opts.cluster:
+        return "other_cluster"
+    jobid = value("JobID")
+    if "." in jobid:
+        return "job_step"
+    if "+" in jobid:
+        return "heterogeneous_component"
+    partition = value("Partition")
+    tally.seen(tally.partitions, partition)
+    if opts.partitions is not None and opts.partitions.isdisjoint(partition.split(",")):
+        return "other_partition"
+    state = value("State").split(" ")[0].upper()
+    submit, start, end = (clock.epochs(value(c), c) for c in ("Submit", "Start", "End"))
+    rule = ("pending_at_dump" if state == "PENDING" or (start is None and end is None) else
+            "never_started" if start is None else "running_at_dump" if end is None or state == "RUNNING" else None)
+    key = _jobid_key(jobid, cluster)
+    if rule is not None:
+        if key is not None:
+            tally.others.add(key)
+        return rule
+    if key is None:
+        raise LineError(f"column JobID: {cut(jobid)} is not a job number (ID, ID_N, ID.step, ID+N)")
+    if submit is None:
+        raise LineError("column Submit: missing for a job that ran")
+    tally.rows.append(_job(value, cols, clock, tally, opts, (key, lineno, state), (submit, start, end)))
+    return None
+
+
+def _job(value: Callable[[str], str], cols: _Columns, clock: Clock, tally: _Tally, opts: _Options,
+         ident: tuple, times: tuple) -> _Row:
+    """The SWF row of a record that is a job."""
+    key, lineno, state = ident
+    elapsed = None
+    if cols.index["Elapsed"] is not None:
+        text = value("Elapsed")
+        elapsed = _raw_seconds(text, "Elapsed") if cols.raw["Elapsed"] else parse_duration(text, "Elapsed")
+    (t_sub, t_start, t_end), cases = resolve_times(list(times), elapsed)
+    for case in cases:
+        tally.counts[f"{case}_local_time"] += 1
+    assert t_sub is not None and t_start is not None and t_end is not None
+    runtime = elapsed if elapsed is not None else t_end - t_start
+    walltime, limit_case = _walltime(value("Timelimit"), cols.raw["Timelimit"])
+    if 0 < walltime < runtime <= walltime + opts.overrun_grace:
+        runtime = walltime
+        tally.counts["runtime_capped_at_limit"] += 1
+    alloc, req, nodes = _processors(value, cols, opts)
+    users, groups, qos, partitions = tally.names
+    partition = _numbered(partitions, value("Partition"))
+    swf: list[int | float] = [0, 0, t_start - t_sub, runtime, alloc, -1, -1, req, walltime, -1,
+                              _STATUS.get(state, 0), _numbered(users, value("User")),
+                              _numbered(groups, value("Group")), -1, _numbered(qos, value("QOS")), partition, -1, -1]
+    if elapsed is not None and abs((t_end - t_start) - elapsed) == 3600:
+        tally.shifted_hour += 1
+    tally.max_nodes = max(tally.max_nodes, nodes)
+    if limit_case:
+        tally.no_limit.append((swf, limit_case))
+    elif walltime > 0:
+        tally.limits_seen[partition] = max(tally.limits_seen.get(partition, 0), walltime)
+    tres = value("AllocTRES") or value("ReqTRES") or value("AllocGRES") or value("ReqGRES")
+    return _Row(key, t_sub, swf, lineno, state, _tres_kinds(tres))
+
+
+def _raw_seconds(text: str, column: str) -> int | None:
+    """ElapsedRaw: seconds as an integer (None when missing), within the limit on durations."""
+    if text.strip().lower() in MISSING:
+        return None
+    return seconds(integer(text, column), text, column)
+
+
+def _walltime(text: str, raw: bool) -> tuple[int, str]:
+    """The requested time in seconds (-1: unknown) and its no-limit case ('' when finite)."""
+    limit_case = _NO_LIMIT.get(text.lower(), "")
+    if limit_case:
+        return -1, limit_case
+    if raw:
+        minutes = integer(text, "Timelimit")
+        return (seconds(minutes * 60, text, "Timelimit") if minutes >= 0 else -1), ""
+    limit = parse_duration(text, "Timelimit")
+    return (limit if limit is not None else -1), ""
+
+
+def _processors(value: Callable[[str], str], cols: _Columns, opts: _Options) -> tuple[int, int, int]:
+    """Allocated and requested processors, and nodes (-1: unknown); whole nodes with ``cores_per_node``."""
+    nodes = integer(value("NNodes"), "NNodes") if cols.index["NNodes"] is not None else -1
+    if opts.cores_per_node is not None:
+        if nodes < 1:
+            raise LineError(f"column NNodes: {cut(value('NNodes'))} for a job that ran: --cores-per-node counts "
+                            "its processors from its nodes")
+        return nodes * opts.cores_per_node, nodes * opts.cores_per_node, nodes
+    alloc = integer(value("NCPUS"), "NCPUS")
+    req = integer(value("ReqCPUS"), "ReqCPUS") if cols.index["ReqCPUS"] is not None else -1
+    return alloc, req, nodes
+
+
+def _tres_kinds(text: str) -> tuple[str, ...]:
+    """The TRES beyond processors a job asked for: ``gres/gpu=2,cpu=8`` -> ('gres/gpu',); old GRES ``gpu:2`` too."""
+    if not text:
+        return ()
+    kinds = []
+    for item in text.split(","):
+        name, sep, amount = item.partition("=")
+        if not sep:  # AllocGRES/ReqGRES of old dumps: gpu:2, gpu:tesla:2(IDX:0-1)
+            name, amount = "gres/" + item.split(":")[0], item.rpartition(":")[2].split("(")[0]
+        name = name.strip().lower().split(":")[0]
+        if name not in _PLAIN_TRES and name not in ("", "gres/", "gres/(null)") and amount.strip() not in ("", "0"):
+            kinds.append(name)
+    return tuple(dict.fromkeys(kinds))
 
 
 def _numbered(names: dict[str, int], text: str) -> int:
     """1, 2, ... in order of first appearance; -1 for a missing value."""
     text = text.strip()
-    if text.lower() in _MISSING:
+    if text.lower() in MISSING:
         return -1
     return names.setdefault(text, len(names) + 1)
 
 
-def _integer(text: str, column: str) -> int:
-    text = text.strip()
-    if text.lower() in _MISSING:
-        return -1
-    try:
-        return int(text)
-    except ValueError:
-        raise _LineError(f"column {column}: {text!r} is not an integer") from None
-
-
-def _jobid_key(jobid: str) -> tuple[int, int] | None:
-    """``123`` -> (123, -1), ``123_4`` -> (123, 4); anything else (steps, het, ranges) None."""
+def _jobid_key(jobid: str, cluster: str) -> tuple[str, int, int] | None:
+    """``123`` -> (cluster, 123, -1), ``123_4`` -> (cluster, 123, 4); anything else (steps, het, ranges) None."""
     match = _JOBID.match(jobid)
     if match is None:
         return None
-    return int(match.group(1)), int(match.group(2)) if match.group(2) is not None else -1
+    job, index = (integer(g, "JobID") if g is not None else -1 for g in match.groups())
+    return cluster, job, index
 
 
-def read_slurm(path: str | os.PathLike[str], *, procs: int | None = None, timezone: str | None = None,
-               lenient: bool = False, walltime_fallback: WalltimeFallback = None, cleaning: str = "drop-overruns",
-               name: str | None = None, inform: Callable[[str], None] | None = None) -> Trace:
-    """Read a sacct ``--parsable2`` dump (plain or gzip) into a cleaned Trace (module docstring).
-
-    ``procs``: the machine size (default: the largest allocation, said through ``inform``);
-    ``timezone``: the zone sacct's local times are in; ``cleaning``: the SWF cleaning of
-    :mod:`bftune.workloads.cleaning` applied to the jobs; ``inform``: where notes go (one line each).
-    """
-    cleaning = check_cleaning(cleaning)
-    path = Path(path)
-    source = str(path)
-    try:
-        with inputs.open_regular(path) as f:
-            return _read(path, source, _lines(f, path), procs, timezone, lenient, walltime_fallback, cleaning,
-                         name, inform)
-    except inputs.InputError as exc:
-        raise WorkloadError(str(exc)) from None
+# --------------------------------------------------------------------------
+# one job per JobID, then the trace
 
 
-def _lines(f, path: Path) -> Iterator[tuple[int, str]]:
-    """The dump's lines with their numbers, read a chunk at a time (gunzipped on the fly), each bounded."""
-    for start, block in inputs.line_blocks(inputs.text_chunks(f, path), path, limits.MAX_LINE_BYTES):
-        for i, raw in enumerate(block):
-            if start + i > limits.MAX_JOBS + 1:
-                raise WorkloadError(f"{path}:{start + i}: more than {limits.MAX_JOBS:,} records: more than bftune "
-                                    "accepts (about 2 KB of memory per job)")
-            yield start + i, raw.decode("utf-8", "replace").rstrip("\r")
-
-
-def _read(path: Path, source: str, lines: Iterator[tuple[int, str]], procs: int | None, timezone: str | None,
-          lenient: bool, walltime_fallback: WalltimeFallback, cleaning: str, name: str | None,
-          inform: Callable[[str], None] | None) -> Trace:
-    clock = _Clock(timezone, source)
-    found = next(((number, line) for number, line in lines if line.strip()), None)
-    if found is None:
-        raise WorkloadError(f"{path}: empty: no sacct header line (sacct --allusers --parsable2 --format=...)")
-    first, head = found
-    names = head.split("|")
-    if names and names[-1] == "":  # --parsable (not 2) ends every line with '|'
-        names = names[:-1]
-    cols = _columns(names, f"{path}:{first}" if first > 1 else source)
-    counts = {key: 0 for key in SLURM_RULES + SLURM_CHANGES}
-    counts["malformed_line"] = 0
-    users: dict[str, int] = {}
-    groups: dict[str, int] = {}
-    qos: dict[str, int] = {}
-    partitions: dict[str, int] = {}
-    pending: list[tuple[tuple[int, int], int, list]] = []  # (JobID key, Unix submit, record fields)
-    limits_seen: dict[int, int] = {}  # partition -> largest finite time limit
-    no_limit: list[tuple[list, str]] = []
-    shifted_hour = 0
-    records = 0
-    max_alloc = 0
-    max_nodes = 0
-    ix = cols.index
-    for lineno, line in lines:
-        if not line.strip():
+def _one_per_job(path: Path, tally: _Tally, lenient: bool) -> list[_Row]:
+    """The rows with requeued attempts and repeated records taken out (module docstring), counted."""
+    groups: dict[tuple[str, int, int], list[_Row]] = {}
+    for row in tally.rows:
+        groups.setdefault(row.key, []).append(row)
+    kept = []
+    for key, rows in groups.items():
+        if len(rows) == 1 and not (key in tally.others and rows[0].state.startswith("REQUEUE")):
+            kept.append(rows[0])
             continue
-        records += 1
-        fields = line.split("|")
-        if len(fields) == cols.width + 1 and fields[-1] == "":
-            fields.pop()
-        try:
-            if len(fields) != cols.width:
-                raise _LineError(f"expected {cols.width} fields (the header's), found {len(fields)}")
-            rule, row = _record(fields, ix, cols, clock, (users, groups, qos, partitions), counts)
-        except _LineError as exc:
-            if not lenient:
-                raise WorkloadError(f"{path}:{lineno}: {exc}") from None
-            counts["malformed_line"] += 1
+        rows.sort(key=lambda row: (row.submit + row.swf[2], row.lineno))  # by start, then as printed
+        first_submit = min(row.submit for row in rows)
+        later = key in tally.others  # a record after the last attempt: pending, running or cancelled again
+        attempts = [row for i, row in enumerate(rows) if row.state.startswith("REQUEUE") and
+                    (i < len(rows) - 1 or later)]
+        tally.counts["requeued_attempt"] += len(attempts)
+        rest = [row for row in rows if row not in attempts]
+        if not rest:
             continue
-        if rule is not None:
-            counts[rule] += 1
-            continue
-        key, submit, swf, limit_case, elapsed_gap, nodes = row
-        if elapsed_gap:
-            shifted_hour += 1
-        max_alloc = max(max_alloc, swf[4])
-        max_nodes = max(max_nodes, nodes)
-        if limit_case:
-            no_limit.append((swf, limit_case))
-        elif swf[8] > 0:
-            limits_seen[swf[15]] = max(limits_seen.get(swf[15], 0), swf[8])
-        pending.append((key, submit, swf))
-    if not records:
-        raise WorkloadError(f"{path}: no job record after the header line")
-    overall = max(limits_seen.values(), default=-1)
-    for swf, case in no_limit:
-        swf[8] = limits_seen.get(swf[15], overall)
-        counts[case] += 1
-    m = _machine_size(path, procs, max_alloc, records, counts, inform)
-    if shifted_hour and timezone is None and inform is not None:
-        inform(f"{path}: {shifted_hour} jobs' End - Start differs from Elapsed by exactly one hour: sacct printed "
-               "local times across a daylight-saving change; give --timezone (the cluster's zone)")
-    pending.sort(key=itemgetter(1, 0))  # (submit, JobID)
-    t0 = pending[0][1] if pending else 0
-    rows = []
-    for number, (_, submit, swf) in enumerate(pending, start=1):
-        swf[0], swf[1] = number, submit - t0
-        rows.append(swf)
-    jobs, swf_counts = clean_rows(rows, m, walltime_fallback=walltime_fallback, cleaning=cleaning)
+        job, *again = sorted(rest, key=lambda row: row.lineno)
+        for other in again:
+            if other.swf[2:] != job.swf[2:] or other.submit != job.submit:
+                if not lenient:
+                    raise WorkloadError(
+                        f"{path}:{other.lineno}: JobID {_key_text(key)} again (first on line {job.lineno}) with "
+                        "other values; a dump of several clusters needs the Cluster column (sacct -M ... "
+                        "--format=Cluster,...) and --cluster, a dump joined from overlapping ones its repeats removed")
+        tally.counts["duplicate_job_id"] += len(again)
+        if attempts:  # the job was submitted once, when its first attempt was
+            job.swf[2] += job.submit - first_submit
+            job.submit = first_submit
+        kept.append(job)
+    return kept
+
+
+def _key_text(key: tuple[str, int, int]) -> str:
+    cluster, job, index = key
+    return f"{job}_{index}" if index >= 0 else str(job)
+
+
+def _trace(path: Path, tally: _Tally, clock: Clock, opts: _Options, walltime_fallback: WalltimeFallback,
+           cleaning: str, name: str | None, inform: Callable[[str], None] | None, utc: bool) -> Trace:
+    """The cleaned Trace of the rows read: limits filled in, jobs numbered, cleaned, described."""
+    counts = tally.counts
+    rows = _one_per_job(path, tally, opts.lenient)
+    overall = max(tally.limits_seen.values(), default=-1)
+    kept = {id(row.swf) for row in rows}
+    for swf, case in tally.no_limit:
+        if id(swf) in kept:  # not a requeued attempt or a repeat taken out
+            swf[8] = tally.limits_seen.get(int(swf[15]), overall)
+            counts[case] += 1
+    max_alloc = max((row.swf[4] for row in rows), default=0)
+    m = _machine_size(path, opts, max_alloc, tally.records, counts, inform)
+    if tally.shifted_hour and utc and inform is not None:
+        inform(f"{path}: {tally.shifted_hour} jobs' End - Start differs from Elapsed by exactly one hour: sacct "
+               "printed local times across a daylight-saving change; give --timezone (the cluster's zone)")
+    rows.sort(key=lambda row: (row.submit, row.key[1:]))  # (submit, JobID)
+    t0 = rows[0].submit if rows else 0
+    for number, row in enumerate(rows, start=1):
+        row.swf[0], row.swf[1] = number, row.submit - t0
+    jobs, swf_counts = clean_rows([row.swf for row in rows], m, walltime_fallback=walltime_fallback,
+                                  cleaning=cleaning)
     swf_counts["malformed_line"] = counts.pop("malformed_line")
     cleaning_counts = {key: swf_counts.get(key, 0) + counts.get(key, 0) for key in SLURM_CLEANING_KEYS}
     if not jobs:
-        raise WorkloadError(f"{path}: no job left after cleaning ({records} records; "
+        raise WorkloadError(f"{path}: no job left after cleaning ({tally.records} records; "
                             f"dropped: {_dropped_text(cleaning_counts)})")
-    header_lines = _header_lines(path, jobs, m, t0, clock.name, max_nodes, limits_seen, partitions, qos,
-                                 cleaning_counts, procs is None)
-    header = {"MaxProcs": str(m), "UnixStartTime": str(t0), "TimeZoneString": clock.name}
+    tres = _tres_count(rows, jobs)
+    header_lines = _header_lines(path, jobs, m, t0, clock.name, tally, cleaning_counts, opts.procs is None, tres)
+    header = {"MaxProcs": str(m), "UnixStartTime": str(t0), "TimeZoneString": clock.name,
+              "TRESJobs": str(tres.pop("", 0))}
     return Trace(jobs=jobs, max_procs=m, name=name if name is not None else dump_name(path),
-                 header=header, unix_start_time=t0, timezone=clock.name, cleaning=cleaning_counts, source=source,
-                 header_lines=tuple(header_lines))
+                 header=header, unix_start_time=t0, timezone=clock.name, cleaning=cleaning_counts,
+                 source=str(path), header_lines=tuple(header_lines))
 
 
-def _machine_size(path: Path, procs: int | None, max_alloc: int, records: int, counts: dict[str, int],
+def _tres_count(rows: list[_Row], jobs: list) -> dict[str, int]:
+    """Kept jobs per TRES beyond processors they asked for (``gres/gpu`` -> 12), and under '' how many asked
+    for any."""
+    kinds: dict[str, int] = {"": 0}
+    for job in jobs:
+        asked = rows[job.id - 1].tres
+        kinds[""] += bool(asked)
+        for kind in asked:
+            kinds[kind] = kinds.get(kind, 0) + 1
+    return kinds
+
+
+def _machine_size(path: Path, opts: _Options, max_alloc: int, records: int, counts: dict[str, int],
                   inform: Callable[[str], None] | None) -> int:
     """m: ``--procs`` when given, else the largest allocation in the dump (said, since a dump rarely shows the
     whole machine busy); no job that ran is an error naming what the records were."""
-    if procs is not None:
-        return limits.procs(procs, "--procs")
+    if opts.procs is not None:
+        return opts.procs
     if max_alloc > 0:
         m = limits.procs(max_alloc, f"{path}: the largest allocation")
         if inform is not None:
-            inform(f"{path}: machine size {m} processors, the largest allocation in the dump "
+            among = "" if opts.partitions is None else f" of partition {', '.join(sorted(opts.partitions))}"
+            inform(f"{path}: machine size {m} processors, the largest allocation{among} in the dump "
                    "(give --procs M for the machine's real size)")
         return m
     raise WorkloadError(f"{path}: no job of the dump ran ({records} records; "
                         f"{_dropped_text(counts)}): nothing to schedule")
-
-
-def _record(fields: list[str], ix: dict[str, int | None], cols: _Columns, clock: _Clock, names: tuple,
-            counts: dict[str, int]) -> tuple[str | None, tuple]:
-    """One record: ``(rule, ())`` if it is not a job, else ``(None, (key, submit, swf row, limit case,
-    End - Start off Elapsed by an hour, nodes))``."""
-    users, groups, qos, partitions = names
-    jobid = fields[ix["JobID"]].strip()  # type: ignore[index]
-    if "." in jobid:
-        return "job_step", ()
-    if "+" in jobid:
-        return "heterogeneous_component", ()
-    state = fields[ix["State"]].strip().split(" ")[0].upper()  # type: ignore[index]
-    submit = clock.epochs(fields[ix["Submit"]], "Submit")  # type: ignore[index]
-    start = clock.epochs(fields[ix["Start"]], "Start")  # type: ignore[index]
-    end = clock.epochs(fields[ix["End"]], "End")  # type: ignore[index]
-    if state == "PENDING" or (start is None and end is None):
-        return "pending_at_dump", ()
-    if start is None:
-        return "never_started", ()
-    if end is None or state == "RUNNING":
-        return "running_at_dump", ()
-    key = _jobid_key(jobid)
-    if key is None:
-        raise _LineError(f"column JobID: {jobid!r} is not a job number (ID, ID_N, ID.step, ID+N)")
-    if submit is None:
-        raise _LineError("column Submit: missing for a job that ran")
-    elapsed = None
-    if ix["Elapsed"] is not None:
-        text = fields[ix["Elapsed"]]
-        elapsed = _integer(text, "Elapsed") if cols.raw["Elapsed"] else parse_duration(text, "Elapsed")
-    (t_sub, t_start, t_end), cases = _resolve([submit, start, end], elapsed)
-    for case in cases:
-        counts[f"{case}_local_time"] += 1
-    assert t_sub is not None and t_start is not None and t_end is not None
-    runtime = elapsed if elapsed is not None else t_end - t_start
-    limit_text = fields[ix["Timelimit"]].strip()  # type: ignore[index]
-    limit_case = _NO_LIMIT.get(limit_text.lower(), "")
-    if limit_case:
-        walltime = -1
-    elif cols.raw["Timelimit"]:
-        minutes = _integer(limit_text, "Timelimit")
-        walltime = minutes * 60 if minutes >= 0 else -1
-    else:
-        seconds = parse_duration(limit_text, "Timelimit")
-        walltime = seconds if seconds is not None else -1
-    alloc = _integer(fields[ix["NCPUS"]], "NCPUS")  # type: ignore[index]
-    req = _integer(fields[ix["ReqCPUS"]], "ReqCPUS") if ix["ReqCPUS"] is not None else -1
-    nodes = _integer(fields[ix["NNodes"]], "NNodes") if ix["NNodes"] is not None else -1
-
-    def named(column: str, table: dict[str, int]) -> int:
-        i = ix[column]
-        return -1 if i is None else _numbered(table, fields[i])
-
-    swf: list[int | float] = [0, 0, t_start - t_sub, runtime, alloc, -1, -1, req, walltime, -1,
-                              _STATUS.get(state, 0), named("User", users), named("Group", groups), -1,
-                              named("QOS", qos), named("Partition", partitions), -1, -1]
-    off_by_hour = elapsed is not None and abs((t_end - t_start) - elapsed) == 3600
-    return None, (key, t_sub, swf, limit_case, off_by_hour, nodes)
 
 
 def dump_name(path: str | os.PathLike[str]) -> str:
@@ -482,9 +661,8 @@ def _dropped_text(counts: dict[str, int]) -> str:
     return ", ".join(f"{k}={v}" for k, v in counts.items() if v) or "none"
 
 
-def _header_lines(path: Path, jobs: list, m: int, t0: int, zone: str, max_nodes: int, limits_seen: dict[int, int],
-                  partitions: dict[str, int], qos: dict[str, int], counts: dict[str, int],
-                  m_from_dump: bool) -> list[str]:
+def _header_lines(path: Path, jobs: list, m: int, t0: int, zone: str, tally: _Tally, counts: dict[str, int],
+                  m_from_dump: bool, tres: dict[str, int]) -> list[str]:
     """The archive's SWF header fields for a trace read from a dump (``bftune convert`` writes them)."""
     from bftune import __version__  # the package root: no cycle, a plain string
 
@@ -496,18 +674,20 @@ def _header_lines(path: Path, jobs: list, m: int, t0: int, zone: str, max_nodes:
 
     lines = ["; Version: 2.2", f"; Computer: Slurm cluster (accounting dump {path.name})",
              "; Installation: unknown (a Slurm accounting dump)",
-             f"; Conversion: bftune {__version__} from sacct --parsable2 output, "
+             f"; Conversion: bftune {__version__} from sacct output, "
              f"{_dt.date.today().isoformat()}",
              f"; MaxJobs: {len(jobs)}", f"; MaxRecords: {len(jobs)}", "; Preemption: No",
              f"; UnixStartTime: {t0}", f"; TimeZoneString: {zone}",
              f"; StartTime: {stamp(0)}", f"; EndTime: {stamp(last)}"]
-    if max_nodes > 0:
-        lines.append(f"; MaxNodes: {max_nodes}")
+    if tally.max_nodes > 0:
+        lines.append(f"; MaxNodes: {tally.max_nodes}")
     lines.append(f"; MaxProcs: {m}")
-    finite = [v for v in limits_seen.values() if v > 0]
+    finite = [v for v in tally.limits_seen.values() if v > 0]
+    users, groups, qos, partitions = tally.names
     if finite:
         lines.append(f"; MaxRuntime: {max(finite)}")
-    lines.append(f"; AllowOveruse: {'Yes' if counts.get('walltime_lt_runtime') or counts.get('overruns_kept') else 'No'}")
+    overuse = counts.get('walltime_lt_runtime') or counts.get('overruns_kept')
+    lines.append(f"; AllowOveruse: {'Yes' if overuse else 'No'}")
     if qos:
         lines.append(f"; MaxQueues: {len(qos)}")
         lines.extend(f"; Queue: {n} {name} (Slurm QOS)" for name, n in qos.items())
@@ -521,4 +701,10 @@ def _header_lines(path: Path, jobs: list, m: int, t0: int, zone: str, max_nodes:
     changed = ", ".join(f"{k}={v}" for k, v in counts.items() if v and k in SLURM_CHANGES)
     if changed:
         lines.append(f"; Note: jobs changed by the reading: {changed}")
+    if tres.get(""):
+        kinds = sorted(((v, k) for k, v in tres.items() if k), key=lambda vk: (-vk[0], vk[1]))
+        listed = ", ".join(f"{k} {v}" for v, k in kinds[:8]) + (", ..." if len(kinds) > 8 else "")
+        jobs_text = "1 job" if tres[""] == 1 else f"{tres['']} jobs"
+        lines.append(f"; Note: {jobs_text} asked for TRES beyond processors ({listed}); bftune schedules "
+                     "processors only")
     return lines

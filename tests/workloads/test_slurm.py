@@ -11,7 +11,8 @@ from bftune.experiments.cli.main import main
 from bftune.schedulers.config import SchedulerConfig
 from bftune.schedulers.drivers.local.simulator import simulate
 from bftune.workloads.errors import WorkloadError
-from bftune.workloads.slurm import SLURM_CLEANING_KEYS, is_slurm_dump, parse_duration, read_slurm
+from bftune.workloads.slurm import (SLURM_CHANGES, SLURM_CLEANING_KEYS, is_slurm_dump, parse_duration,
+                                    read_slurm)
 from bftune.workloads.swf import read_swf
 from locations import KTH, SHARED_WORKLOADS
 from slurm_dump import swf_to_slurm
@@ -45,13 +46,14 @@ def test_every_record_is_a_job_or_counted_under_one_rule(small):
         (1, 0, 4, 3600, 7200, 1, 1),     # 100: its steps are not jobs
         (2, 60, 8, 600, 86400, 2, 1),    # array elements are jobs
         (3, 60, 8, 1200, 86400, 2, 0),   # UNLIMITED: the largest finite limit of its partition (batch: 1 day)
-        (5, 540, 2, 300, 3600, 4, 1)]    # Partition_Limit: the largest of debug (1 h); 4 ran past its limit
+        (4, 420, 16, 3600, 3600, 3, 0),  # TIMEOUT 60 s past its limit: killed at it (within the grace)
+        (5, 540, 2, 300, 3600, 4, 1)]    # Partition_Limit: the largest of debug (1 h)
     counts = {k: v for k, v in trace.cleaning.items() if v}
     assert counts == {"job_step": 2, "heterogeneous_component": 1, "pending_at_dump": 1, "never_started": 1,
-                      "running_at_dump": 1, "walltime_lt_runtime": 1, "time_limit_unlimited": 1,
+                      "running_at_dump": 1, "runtime_capped_at_limit": 1, "time_limit_unlimited": 1,
                       "time_limit_partition": 1}
     assert list(trace.cleaning) == list(SLURM_CLEANING_KEYS)
-    dropped = sum(v for k, v in counts.items() if not k.startswith("time_limit"))
+    dropped = sum(v for k, v in counts.items() if k not in SLURM_CHANGES)
     assert len(trace.jobs) + dropped == len(SMALL.strip().splitlines()) - 1  # every record accounted for
     assert trace.max_procs == 16 and trace.timezone == "UTC" and trace.unix_start_time == 1709287200
     assert notes == [f"{small}: machine size 16 processors, the largest allocation in the dump "
@@ -78,7 +80,7 @@ def test_a_dump_made_from_an_archive_trace_simulates_to_exactly_its_jobs(trace, 
     dump = tmp_path / "dump.txt"
     added = swf_to_slurm(swf_path, dump)
     swf = read_swf(swf_path)
-    slurm = read_slurm(dump, procs=swf.max_procs)
+    slurm = read_slurm(dump, procs=swf.max_procs, overrun_grace=0)  # runtimes as logged, as the SWF has them
     offset = swf.jobs[0].submit - slurm.jobs[0].submit
     assert [(j.submit - offset, j.procs, j.runtime, j.walltime) for j in swf.jobs] == \
            [(j.submit, j.procs, j.runtime, j.walltime) for j in slurm.jobs]
@@ -93,10 +95,9 @@ def test_a_dump_made_from_an_archive_trace_simulates_to_exactly_its_jobs(trace, 
         assert slurm.cleaning[rule] == swf.cleaning[rule], rule
     assert slurm.cleaning["runtime_le_0"] == swf.cleaning["runtime_le_0"] - never_ran
     records = len(dump.read_text().splitlines()) - 1
-    assert len(slurm.jobs) + sum(slurm.cleaning[k] for k in SLURM_CLEANING_KEYS if k not in
-                                 ("time_limit_unlimited", "time_limit_partition", "ambiguous_local_time",
-                                  "nonexistent_local_time", "walltime_from_runtime", "overruns_kept",
-                                  "walltime_raised", "runtime_raised")) == records
+    assert len(slurm.jobs) + sum(slurm.cleaning[k] for k in SLURM_CLEANING_KEYS if k not in SLURM_CHANGES +
+                                 ("walltime_from_runtime", "overruns_kept", "walltime_raised",
+                                  "runtime_raised")) == records
     jobs = 4000  # EASY on the first jobs of both: the same waits, job by job
     config = SchedulerConfig(policy="FCFS")
     a = simulate(swf.jobs[:jobs], swf.max_procs, config.build(swf.max_procs)).runs
@@ -121,12 +122,12 @@ def test_local_times_across_daylight_saving_changes(tmp_path):
     dump = tmp_path / "stockholm.txt"
     swf_to_slurm(KTH, dump, zone="Europe/Stockholm", extras=False)
     swf = read_swf(KTH)
-    local = read_slurm(dump, procs=100, timezone="Europe/Stockholm")
+    local = read_slurm(dump, procs=100, timezone="Europe/Stockholm", overrun_grace=0)  # as the SWF: overruns out
     offset = swf.jobs[0].submit - local.jobs[0].submit
     assert [(j.submit - offset, j.runtime) for j in swf.jobs] == [(j.submit, j.runtime) for j in local.jobs]
     assert local.cleaning["ambiguous_local_time"] > 0 and local.timezone == "Europe/Stockholm"
     notes = []
-    utc = read_slurm(dump, procs=100, inform=notes.append)
+    utc = read_slurm(dump, procs=100, inform=notes.append, overrun_grace=0)
     assert [j.runtime for j in utc.jobs] == [j.runtime for j in local.jobs]  # Elapsed: no clock involved
     assert any("differs from Elapsed by exactly one hour" in n and "--timezone" in n for n in notes)
     with pytest.raises(WorkloadError, match="not a time zone name"):
@@ -194,7 +195,7 @@ def test_the_cli_simulates_a_dump_and_convert_writes_an_archive_swf(small, tmp_p
     assert main(["simulate", "--trace", str(small), "--procs", "16", "--timezone", "Europe/Paris",
                  "--out", str(out)]) == 0
     summary = json.loads((out / "summary.json").read_text())
-    assert summary["jobs"] == 4 and summary["cleaning"]["job_step"] == 2
+    assert summary["jobs"] == 5 and summary["cleaning"]["job_step"] == 2
     conv = tmp_path / "conv"
     assert main(["convert", "--trace", str(small), "--out", str(conv)]) == 0
     swf_file = conv / "sacct.swf"
