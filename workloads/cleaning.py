@@ -137,7 +137,7 @@ def identity_name(cleaning: str) -> str:
 
 
 #: 0-based SWF fields the cleanings read, in :class:`FieldColumns` order (and all the parse cache keeps).
-CLEANED_FIELDS: tuple[int, ...] = (0, 1, 3, 4, 7, 8, 10, 11, 12, 13, 14, 15)
+CLEANED_FIELDS: tuple[int, ...] = (0, 1, 3, 4, 7, 8, 10, 11, 12, 13, 14, 15, 2)
 
 
 class FieldColumns(NamedTuple):
@@ -159,6 +159,7 @@ class FieldColumns(NamedTuple):
     executable: Sequence[int]
     queue: Sequence[int]
     partition: Sequence[int]
+    wait: Sequence[int | float]  # field 3, the logged wait: kept on the records, read by no rule
 
 
 def clean_rows(
@@ -221,7 +222,7 @@ def clean_columns(c: FieldColumns, m: int, walltime_fallback: WalltimeFallback,
         else:
             rows.drop("walltime_lt_runtime", _where(walltime, lt, runtime))
     jobs = _records(rows.kept(), (c.id, c.submit, procs, runtime, walltime, c.user, c.group, c.executable,
-                                  c.queue, c.partition, c.status))
+                                  c.queue, c.partition, c.status, c.wait))
     return jobs, rows.counts
 
 

@@ -36,6 +36,9 @@ class JobRecord:
     queue: int = -1
     partition: int = -1
     status: int = -1
+    # the wait the log records (SWF field 3; Start - Submit of a Slurm dump), -1 when unknown: what the machine
+    # really did, which only ``bftune replay`` reads (the simulators compute their own waits)
+    wait: float = -1
 
 
 def records_from_columns(*columns: Sequence) -> list[JobRecord]:
@@ -63,7 +66,7 @@ class _RecordTwin:
     __slots__ = JobRecord.__slots__
 
     def __init__(self, id, submit, procs, runtime, walltime, user, group, executable, queue, partition,
-                 status) -> None:
+                 status, wait) -> None:
         self.id = id
         self.submit = submit
         self.procs = procs
@@ -75,6 +78,7 @@ class _RecordTwin:
         self.queue = queue
         self.partition = partition
         self.status = status
+        self.wait = wait
         self.__class__ = JobRecord  # type: ignore[assignment]  # same slots: allowed, and now frozen
 
 

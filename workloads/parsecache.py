@@ -46,7 +46,7 @@ MAX_ENTRIES = 32
 SWITCH = "BFTUNE_TRACE_CACHE"
 #: Part of every entry's name: bump it when what is stored changes meaning.
 #: 1: one numpy .npy table of the 18 fields.  2: columns as raw little-endian bytes (module docstring).
-FORMAT = 2
+FORMAT = 3  # 3: the logged wait (SWF field 3) is kept too
 #: The array type codes a column may have: int64 and float64, both 8 bytes.
 TYPECODES = ("q", "d")
 _ITEM_BYTES = 8

@@ -120,7 +120,7 @@ def resample(
         raise WorkloadError(f"{trace.name}: the resampled trace is empty (seed {seed!r}, {n_weeks} weeks)")
     copies.sort(key=lambda c: (c[0], c[1]))
     jobs = [
-        dataclasses.replace(job, id=new_id, submit=submit)
+        dataclasses.replace(job, id=new_id, submit=submit, wait=-1)  # its logged wait was in another schedule
         for new_id, (submit, _old_id, job) in enumerate(copies, start=1)
     ]
     seed_text = "a numpy Generator" if isinstance(seed, np.random.Generator) else f"seed {seed}"

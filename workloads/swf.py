@@ -471,7 +471,7 @@ def _trace_from_columns(columns: list[array], header_lines: list[str], source: s
     for line in header_lines:
         add_header_line(header, line)
     m = machine_size(header, max_procs, source)
-    fields = FieldColumns(*map(_careful_column, columns))  # type: ignore[arg-type]  # (12 columns, in order)
+    fields = FieldColumns(*map(_careful_column, columns))  # type: ignore[arg-type]  # (13 columns, in order)
     jobs, counts = clean_columns(fields, m, walltime_fallback, cleaning)
     return _make_trace(jobs, len(fields.id), counts, m, header, header_lines, source, name)
 

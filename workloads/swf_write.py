@@ -34,8 +34,8 @@ def write_swf(
 
     Only what a :class:`JobRecord` holds is written: procs go to both
     allocated (5) and requested (8) processors, the walltime to field 9, the
-    other fields a JobRecord does not keep (wait, cpu, memory, preceding job,
-    think time) are -1.  Reading the file back gives the same jobs.
+    logged wait to field 3 (-1 when unknown), the other fields a JobRecord does not keep (cpu, memory,
+    preceding job, think time) are -1.  Reading the file back gives the same jobs.
     """
     path = Path(path)
     data = swf_text(trace, notes=notes).encode("utf-8")
@@ -53,7 +53,7 @@ def swf_text(trace: Trace, *, notes: Iterable[str] = ()) -> str:
     lines = _header_for_writing(trace, list(notes))
     for job in trace.jobs:
         lines.append(
-            f"{job.id} {_fmt(job.submit)} -1 {_fmt(job.runtime)} {job.procs} -1 -1 {job.procs} "
+            f"{job.id} {_fmt(job.submit)} {_fmt(job.wait) if job.wait >= 0 else -1} {_fmt(job.runtime)} {job.procs} -1 -1 {job.procs} "
             f"{_fmt(job.walltime)} -1 {job.status} {job.user} {job.group} {job.executable} "
             f"{job.queue} {job.partition} -1 -1"
         )

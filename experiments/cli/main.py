@@ -18,7 +18,7 @@ import sys
 
 from bftune import __version__
 from bftune.experiments.cli import (accelerate, batsim, campaign, compare, convert, demo, download, learn_index,
-                                    options, policies, reproduce, resample, simulate, tune)
+                                    options, policies, replay, reproduce, resample, simulate, tune)
 from bftune.experiments.cli.common import (OneLineParser, Parents, UsageError, apply_preset_defaults,
                                            check_arguments, config_from_args)
 from bftune.experiments.runs.presets import add_presets
@@ -34,8 +34,8 @@ from bftune.workloads.errors import WorkloadError
 __all__ = ["build_parser", "check_arguments", "config_from_args", "entry", "main"]
 
 #: The command modules, in the order of ``bftune --help``.
-COMMANDS = (demo, simulate, convert, resample, download, policies, options, batsim, compare, campaign, learn_index,
-            reproduce, tune, accelerate)
+COMMANDS = (demo, simulate, replay, convert, resample, download, policies, options, batsim, compare, campaign,
+            learn_index, reproduce, tune, accelerate)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -36,12 +36,14 @@ from bftune.experiments.campaign.workloads import base_trace, source_key, source
 from bftune.support.progress import Progress
 from bftune.support.store import Store
 from bftune.experiments.tune import budget as bud
-from bftune.experiments.tune.candidates import Candidate, baselines, build
+from bftune.experiments.runs.replay import replay
+from bftune.experiments.tune.candidates import BASELINE_OPTIONS, Candidate, baselines, build
 from bftune.experiments.tune.stats import nanmean, race, ratio
 from bftune.experiments.tune.store import TUNE, WeekStore, data_identity, open_dir
 from bftune.experiments.tune.weeks import Source, pool, run_task, spec_of, task_source
 from bftune.workloads.cleaning import identity_name
-from bftune.workloads.model import WEEK
+from bftune.schedulers.config import SchedulerConfig
+from bftune.workloads.model import WEEK, Trace
 from bftune.workloads.resample import whole_weeks
 
 #: A half with fewer whole weeks than this gives resampled weeks of little variety (said in the outputs).
@@ -139,9 +141,22 @@ def describe_data(settings: Settings) -> dict:
     if settings.source.procs is None and any("largest allocation" in line for line in base.header_lines):
         notes.insert(0, f"machine size {base.max_procs} processors, the largest allocation in the Slurm dump "
                         "(give --procs M for the machine's real size)")
+    t0 = time.perf_counter()
+    fidelity = replay_of(base, settings.tau)
+    read_s += time.perf_counter() - t0  # a fixed cost of the run, as reading is
+    if fidelity is not None and fidelity["verdict"] == "far":
+        notes.insert(0, f"replay: {fidelity['verdict_line']}; the gains below are between simulations of a "
+                        "machine that waits otherwise than this one (docs/semantics/replay.md)")
     return {"name": settings.name, "trace": settings.source.trace, "jobs": len(base.jobs), "procs": base.max_procs,
             "cleaning": dict(base.cleaning), "unix_start_time": base.unix_start_time, "timezone": base.timezone,
-            "halves": halves, "notes": notes, "read_s": read_s}
+            "halves": halves, "notes": notes, "read_s": read_s, "replay": fidelity}
+
+
+def replay_of(base: Trace, tau: float) -> dict | None:
+    """How far the simulator reproduces the log's machine under EASY-FCFS (None: the log records no waits)."""
+    if not any(job.wait >= 0 for job in base.jobs):
+        return None
+    return replay(base, SchedulerConfig.from_options(BASELINE_OPTIONS), tau).as_dict()
 
 
 def pilot(settings: Settings, candidates: list[Candidate], bases: dict[int, Candidate], store: WeekStore,

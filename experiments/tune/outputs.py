@@ -56,6 +56,7 @@ def recommendation_record(race: Race, rows: list[dict], rec: dict) -> dict:
     return {
         "configuration": normalised(c.options), "label": c.label, "family": c.family, "requires": c.requires,
         "keep_easy_fcfs": rec["keep_baseline"], "why": rec["why"],
+        "replay": _replay_summary(data.get("replay")),
         "objective": s.objective, "objective_meaning": OBJECTIVES[s.objective],
         "gain_definition": f"1 - mean over weeks of {s.objective}(configuration) / {s.objective}(EASY-FCFS-FCFS) "
                            "on the same resampled week",
@@ -73,6 +74,20 @@ def recommendation_record(race: Race, rows: list[dict], rec: dict) -> dict:
         "forms": {"simulate": forms.simulate_command(s, c), "pybatsim": forms.pybatsim_command(c)},
         "command": forms.tune_command(s), "bftune_version": __version__,
     }
+
+
+def _replay_summary(fidelity: dict | None) -> dict:
+    """The replay's verdict where a reader looks first, with a warning when the simulator is far from the log."""
+    if fidelity is None:
+        return {"verdict": "unknown", "meaning": "the log records no waits: how far the simulator reproduces the "
+                                                 "machine is not known"}
+    out = {"verdict": fidelity["verdict"], "line": fidelity["verdict_line"],
+           "meaning": "EASY-FCFS simulated on the whole log, its waits set beside the logged ones "
+                      "(docs/semantics/replay.md#verdict); the full comparison is under data.replay"}
+    if fidelity["verdict"] == "far":
+        out["warning"] = ("the simulator does not reproduce this machine's waits: the gain is between two "
+                          "simulations and may not carry over to the machine")
+    return out
 
 
 def ranking_csv(rows: list[dict]) -> str:

@@ -64,10 +64,43 @@ def html_report(race: Race, rows: list[dict], rec: dict, record: dict) -> str:
              f"<p class=\"sub\">bftune tune, objective <b>{_e(s.objective)}</b>, "
              f"{len(race.candidates)} candidates, budget {_fmt(s.budget_s)}, "
              f"{_dt.datetime.now().strftime('%Y-%m-%d %H:%M')}</p>",
-             _recommendation(race, rec, record), _forms(race, rec, record), _ranking(race, rows),
+             _replay(race), _recommendation(race, rec, record), _forms(race, rec, record), _ranking(race, rows),
              _distributions(race, rows), _cdf(race, rec), _budget(race), _families(race), _method(race),
              _data(race), "</body></html>"]
     return "\n".join(parts)
+
+
+def _corr(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.2f}"
+
+
+def _replay(race: Race) -> str:
+    """First: does the simulator reproduce this machine at all (docs/semantics/replay.md)?"""
+    r = race.data.get("replay")
+    out = ["<h2 id=\"replay\">Does the simulator reproduce this machine?</h2>"]
+    if r is None:
+        out.append("<p>The log records no waits (SWF field 3, or Start - Submit of a Slurm dump): how far the "
+                   "simulator reproduces the machine is not known.</p>")
+        return "\n".join(out)
+    cls = {"close": "good", "far": "bad"}.get(r["verdict"], "")
+    out.append(f"<div class=\"box\"><p class=\"{cls}\"><b>{_e(r['verdict'])}</b>: {_e(r['verdict_line'])}.</p>")
+    out.append("<table><tr><th>EASY-FCFS on the whole log</th><th>logged</th><th>simulated</th></tr>")
+    for key, label in (("avg_wait", "AvgWait"), ("median_wait", "median wait"), ("p90_wait", "90th percentile"),
+                       ("max_wait", "MaxWait")):
+        out.append(f"<tr><td>{label}</td><td>{r['logged'][key] / 3600:.2f} h</td>"
+                   f"<td>{r['simulated'][key] / 3600:.2f} h</td></tr>")
+    out.append(f"<tr><td>utilization</td><td>{r['logged']['utilization']:.1%}</td>"
+               f"<td>{r['simulated']['utilization']:.1%}</td></tr></table>")
+    out.append(f"<p>Per-job rank correlation {_corr(r['rank_correlation'])}; weekly AvgWait correlation "
+               f"{_corr(r['weekly_correlation'])}; {r['within_10_min']:.0%} of the jobs within 10 minutes and "
+               f"{r['within_2x']:.0%} within a factor 2 of their logged wait; {r['jobs']:,} jobs compared"
+               f"; the cleaning dropped {r['dropped_by_cleaning']:,} records the machine may also have run.</p>")
+    if r["verdict"] == "far":
+        out.append("<p class=\"bad\">The gains below are between two simulations of a machine that waits "
+                   "otherwise than this one: they may not carry over (bftune replay shows the comparison week by "
+                   "week).</p>")
+    out.append("</div>")
+    return "\n".join(out)
 
 
 def _recommendation(race: Race, rec: dict, record: dict) -> str:

@@ -25,6 +25,7 @@ DIRECTORY_COMMANDS = {
     "batsim": (["batsim", *MISSING, "--batsim", "no-batsim-here"], "--out", True),
     "compare": (["compare", *MISSING, "--batsim", "no-batsim-here"], "--out", True),
     "demo": (["demo"], "--out", True),
+    "replay": (["replay", *MISSING], "--out", True),
     "convert": (["convert", *MISSING], "--out", False),
     "download": (["download", "KTH-SP2"], "--dest", False),
 }

@@ -259,3 +259,36 @@ def test_a_lost_cluster_is_one_line_and_the_stored_weeks_stay(tmp_path, monkeypa
     err = capsys.readouterr().err.strip().splitlines()[-1]
     assert "were lost (ConnectionError: Scheduler connection lost)" in err, err
     assert "run the same command again to resume" in err and "Traceback" not in err
+
+
+@pytest.mark.slow
+def test_the_report_opens_with_the_replay_of_the_log(tmp_path):
+    """A log whose machine waited three times longer than EASY-FCFS simulated: the verdict is "far", said
+    first in report.html (read by headless Chromium), in recommendation.json and in the notes (issue 38)."""
+    import dataclasses
+
+    from bftune.experiments.runs.local import run_local
+    from bftune.experiments.runs.metrics import merged_runs
+    from bftune.experiments.runs.outjobs import runs_columns
+
+    trace = generate(4000, 16, seed=1)
+    _, result = run_local(trace, SchedulerConfig.from_options({}))
+    jobs = merged_runs(runs_columns(result.runs))
+    waits = {int(name): wait for name, wait in zip(jobs["job"], jobs["wait"])}
+    log = tmp_path / "log.swf"
+    write_swf(trace.with_jobs([dataclasses.replace(j, wait=3 * waits[j.id] + 600) for j in trace.jobs]), log)
+    argv = QUICK[4:]  # without --synthetic N --procs M
+    assert main(["tune", "--trace", str(log), *argv, "--out", str(tmp_path / "o")]) == 0
+    record = _record(tmp_path / "o")
+    assert record["replay"]["verdict"] == "far" and "warning" in record["replay"]
+    assert record["data"]["replay"]["jobs"] == 4000
+    assert record["data"]["notes"][0].startswith("replay: the simulator does NOT reproduce this machine")
+    profile = tempfile.mkdtemp(dir=tmp_path)
+    dom = subprocess.run([CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+                          "--disable-background-networking", f"--user-data-dir={profile}", "--dump-dom",
+                          (tmp_path / "o" / "report.html").as_uri()],
+                         capture_output=True, text=True, timeout=120, env={**os.environ, "HOME": str(tmp_path)})
+    assert dom.returncode == 0, dom.stderr[-2000:]
+    first_section = dom.stdout.split("<h2")[1]
+    assert "Does the simulator reproduce this machine?" in first_section and "<b>far</b>" in first_section
+    assert "EASY-FCFS on the whole log" in first_section
