@@ -307,27 +307,42 @@ def _foreign_entry(directory: Path, replaces: Collection[str]) -> str | None:
         names = sorted(os.listdir(directory))
     except OSError as exc:
         raise OutputError(f"{directory}: cannot list it: {exc.strerror or exc}") from None
-    ours = {MARKER, *replaces, *_marked_names(directory / MARKER)} if MARKER in names else set(replaces)
+    ours = {MARKER, *replaces}
+    if MARKER in names:
+        kind, marked = _marker(directory / MARKER)
+        if kind is None or kind == _kind(replaces):  # a marker of before kinds were written: its names
+            ours.update(marked)
     for name in names:
         if name not in ours and not LEFTOVER.match(name):
             return name
     return None
 
 
-def _marked_names(marker: Path) -> list[str]:
-    """The names a result directory's marker lists (none for a marker written before it listed them)."""
+#: The marker line that says which command's result a directory holds (its ``replaces`` names).
+_KIND = "#kind "
+
+
+def _kind(replaces: Collection[str]) -> str:
+    """A result's kind: the names its command replaces (simulate: out_jobs.csv, summary.json)."""
+    return ",".join(sorted(replaces))
+
+
+def _marker(marker: Path) -> tuple[str | None, list[str]]:
+    """The kind a result directory's marker records (None: written before kinds were) and the names it lists."""
     try:
         lines = marker.read_text(encoding="utf-8", errors="replace").splitlines()
     except OSError:
-        return []
-    return [line for line in lines[1:] if line and "/" not in line]
+        return None, []
+    kind = next((line[len(_KIND):] for line in lines[1:] if line.startswith(_KIND)), None)
+    return kind, [line for line in lines[1:] if line and "/" not in line and not line.startswith(_KIND)]
 
 
-def _marker_text(staging: Path) -> str:
-    """The marker of a result: what it is, then every name it wrote (what a later run may replace)."""
+def _marker_text(staging: Path, replaces: Collection[str]) -> str:
+    """The marker of a result: what it is, which command's (its kind: only that command replaces it), then
+    every name it wrote (what a later run of the same command may replace)."""
     names = sorted(name for name in os.listdir(staging) if name != MARKER)
     return "written by bftune; replaced as a whole by the next run while it holds only these:\n" + \
-        "".join(f"{name}\n" for name in names)
+        f"{_KIND}{_kind(replaces)}\n" + "".join(f"{name}\n" for name in names)
 
 
 # --- result directories --------------------------------------------------------------------------
@@ -375,7 +390,7 @@ class ResultDir:
         assert staging is not None and self._fd is not None
         try:
             if exc_type is None:
-                atomic_write_text(staging / MARKER, _marker_text(staging))
+                atomic_write_text(staging / MARKER, _marker_text(staging, self.replaces))
                 # again, just before the swap: another command may have written there while this one worked
                 foreign = _foreign_entry(self.final, self.replaces) if self.final.is_dir() else None
                 if foreign is not None:

@@ -147,7 +147,7 @@ def test_a_result_directory_that_another_command_wrote_into_is_never_replaced(tm
     out = tmp_path / "D"
     with result_dir(out, replaces=("a.csv", "b.json")) as stage:
         write_set(stage, "first")
-    assert (out / atomic.MARKER).read_text().splitlines()[1:] == ["a.csv", "b.json"]  # what it may replace
+    assert (out / atomic.MARKER).read_text().splitlines()[1:] == ["#kind a.csv,b.json", "a.csv", "b.json"]  # whose, what
     (out / "runs").mkdir()  # a campaign's stored runs, written into the directory later
     (out / "runs" / "0123.json").write_text("{}")
     with pytest.raises(OutputError, match="holds 'runs', which is not part of an earlier result"):

@@ -243,3 +243,46 @@ def test_campaign_and_tune_write_only_into_a_new_empty_or_their_own_directory(tm
     capsys.readouterr()
     assert main(["campaign", "tiny_synthetic_offline", "--out", str(merged), "--workers", "1", "--no-progress"]) == 0
     assert "0 runs done, 16 reused" in capsys.readouterr().out
+
+
+def _log(tmp_path):
+    """A small log with logged waits, for replay."""
+    import dataclasses
+
+    from bftune.workloads.swf_write import write_swf
+    from bftune.workloads.synthetic import generate
+
+    path = tmp_path / "log.swf"
+    trace = generate(200, 16, seed=1)
+    write_swf(trace.with_jobs([dataclasses.replace(j, wait=60.0) for j in trace.jobs]), path)
+    return str(path)
+
+
+def test_a_result_is_replaced_only_by_the_command_that_wrote_it(tmp_path, capsys):
+    """Issue 42, item 1: a directory is replaced only when it holds one result of the same command (its
+    marker records which); a simulate result was replaced by any other command's."""
+    log = _log(tmp_path)
+    commands = {"simulate": ["simulate", "--synthetic", "100", "--procs", "16"],
+                "replay": ["replay", "--trace", log],
+                "demo": ["demo", "--jobs", "60", "--procs", "16"]}
+    for first, second in [(a, b) for a in commands for b in commands]:
+        out = tmp_path / f"{first}-then-{second}"
+        assert main([*commands[first], "--out", str(out)]) == 0
+        before = sorted(p.name for p in out.iterdir())
+        capsys.readouterr()
+        code = main([*commands[second], "--out", str(out)])
+        if first == second:
+            assert code == 0, (first, second)
+        else:
+            assert code == 2, (first, second)
+            assert "which is not part of an earlier result of this command" in capsys.readouterr().err
+            assert sorted(p.name for p in out.iterdir()) == before
+
+
+def test_a_marker_written_before_kinds_keeps_its_old_meaning(tmp_path):
+    out = tmp_path / "old"
+    assert main(["simulate", "--synthetic", "100", "--out", str(out)]) == 0
+    marker = out / ".bftune-result"
+    marker.write_text("\n".join(line for line in marker.read_text().splitlines() if not line.startswith("#kind")))
+    assert main(["simulate", "--synthetic", "120", "--out", str(out)]) == 0
+    assert "#kind out_jobs.csv,summary.json" in marker.read_text()
