@@ -29,6 +29,32 @@ from bftune.workloads.swf import CLEANINGS, read_swf
 DEFAULT_CLEANING = CLEANINGS[0]
 
 
+#: The keywords of :func:`read_workload` that apply to Slurm dumps only, besides ``timezone``: what a campaign
+#: spec, a tune source and the command line carry as one "dump reading" (:func:`dump_reading`).
+DUMP_OPTIONS = ("sacct_format", "sacct_delimiter", "partitions", "cores_per_node", "cluster", "overrun_grace")
+
+DumpReading = tuple  # ((keyword, value), ...), sorted, hashable: given options only
+
+
+def dump_reading(**values: object) -> DumpReading:
+    """The given (not None) dump options as sorted pairs, partitions as a tuple: a cache key and an identity.
+
+    Identities of stores made before these options existed hold, since nothing is added when none is given.
+    """
+    unknown = set(values) - set(DUMP_OPTIONS)
+    if unknown:
+        raise TypeError(f"not dump options: {', '.join(sorted(unknown))}")
+    pairs = []
+    for key in DUMP_OPTIONS:
+        value = values.get(key)
+        if value is None:
+            continue
+        if key == "partitions":
+            value = tuple(part.strip() for part in (value.split(",") if isinstance(value, str) else value))
+        pairs.append((key, value))
+    return tuple(pairs)
+
+
 def read_workload(path: str | os.PathLike[str], *, cleaning: str | None = None, lenient: bool = False,
                   walltime_from_runtime: bool = False, procs: int | None = None, timezone: str | None = None,
                   inform: Callable[[str], None] | None = None, sacct_format: str | None = None,

@@ -18,11 +18,12 @@ from bftune.experiments.campaign.kinds import KINDS, get_kind
 from bftune.experiments.campaign.limits import MAX_RUNS, MAX_SEED
 from bftune.experiments.campaign.section import Section
 from bftune.experiments.campaign.specs import Campaign, CampaignError
-from bftune.experiments.campaign.workloads import cleaning_key, resolve_archive, timezone_key, workload_section
+from bftune.experiments.campaign.workloads import (DUMP_KEYS, cleaning_key, resolve_archive, timezone_key,
+                                                   workload_section)
 from bftune.workloads.archive import Archive
 from bftune.workloads.limits import MAX_SMALL_FILE_BYTES
 
-WORKLOAD_KEYS = ("trace", "procs", "walltime_from_runtime", "lenient", "cleaning", "timezone")
+WORKLOAD_KEYS = ("trace", "procs", "walltime_from_runtime", "lenient", "cleaning", "timezone", *DUMP_KEYS)
 
 
 def load_config(path: str | os.PathLike[str], archive: Archive | None = None) -> Campaign:
@@ -67,7 +68,7 @@ def campaign_from_dict(data: dict, source: str = "<config>", text: str = "", arc
     if kind.single_trace:
         workload = workload_section(wl)
     else:
-        for key in ("trace", "procs"):
+        for key in ("trace", "procs", *DUMP_KEYS):
             if key in wl.data:
                 raise wl.error(key, f"not with kind = \"{kind.name}\": list the traces in [{kind.name}] "
                                     "traces (each runs on its header's machine size)")
@@ -78,6 +79,8 @@ def campaign_from_dict(data: dict, source: str = "<config>", text: str = "", arc
     plan = kind.expand(section, workload, seed, tau)
     if workload.get("timezone") is not None:  # a Slurm dump's zone: every run reads the trace in it
         plan.specs = [dataclasses.replace(s, timezone=workload["timezone"], run_id="") for s in plan.specs]
+    if workload.get("dump"):  # likewise, a Slurm dump's reading options
+        plan.specs = [dataclasses.replace(s, dump=dict(workload["dump"]), run_id="") for s in plan.specs]
     if len(plan.specs) > MAX_RUNS:
         raise CampaignError(f"{source}: [{kind.name}]: {len(plan.specs):,} runs: at most {MAX_RUNS:,} in one "
                             "campaign (split it into several)")

@@ -61,6 +61,8 @@ class RunSpec:
     lenient: bool = False
     cleaning: str = "drop-overruns"  # which SWF records become jobs (bftune.workloads.cleaning.CLEANINGS)
     timezone: str | None = None  # the zone of a Slurm dump's local times ([workload] timezone)
+    #: A Slurm dump's reading options ([workload] sacct_format, partition, ...: read_workload's keywords).
+    dump: dict = field(default_factory=dict)
     #: What the run stores beyond its summary and its kind's tables (e.g. "job_table": one row per job,
     #: :mod:`bftune.experiments.campaign.kinds.jobtables`); part of the identity when not empty.
     outputs: list[str] = field(default_factory=list)
@@ -83,6 +85,8 @@ class RunSpec:
             identity["cleaning"] = cleaning
         if self.timezone is not None:  # likewise: only Slurm dumps have one
             identity["timezone"] = self.timezone
+        if self.dump:  # likewise
+            identity["dump"] = {k: list(v) if isinstance(v, (list, tuple)) else v for k, v in sorted(self.dump.items())}
         if self.outputs:  # absent when none (as cleaning): a run that stores more is another run
             identity["outputs"] = sorted(self.outputs)
         return identity

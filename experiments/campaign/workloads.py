@@ -27,7 +27,8 @@ from bftune.workloads.archive import PREFIX, Archive, data_dir
 from bftune.workloads.errors import WorkloadError
 from bftune.workloads.model import WEEK, Trace
 from bftune.workloads.resample import resample, split_halves
-from bftune.workloads.read import read_workload
+from bftune.schedulers.core.durations import DurationError, parse_duration
+from bftune.workloads.read import DumpReading, dump_reading, read_workload
 from bftune.workloads.slurm import check_timezone, is_slurm_dump
 from bftune.workloads.cleaning import CLEANING_NAMES, check_cleaning
 from bftune.workloads.swf import CLEANINGS
@@ -106,10 +107,43 @@ def workload_section(t: Section) -> dict:
     if path is None and cleaning != CLEANINGS[0]:
         raise t.error("cleaning", "a synthetic trace has no SWF records to clean: drop cleaning")
     timezone = timezone_key(t) if "timezone" in t.data else None
-    if timezone is not None and (path is None or not is_slurm_dump(path)):
+    dump = dump_keys(t)
+    slurm = path is not None and (dump.get("sacct_format") is not None or
+                                  is_slurm_dump(path, delimiter=dump.get("sacct_delimiter")))
+    if timezone is not None and not slurm:
         raise t.error("timezone", "only for a Slurm accounting dump (SWF traces carry their own clock)")
+    if dump and not slurm:
+        raise t.error(next(iter(dump)).replace("partitions", "partition"), "only for a Slurm accounting dump")
     return {"trace": trace, "trace_path": path, "procs": procs, "walltime_from_runtime": wff,
-            "lenient": lenient, "cleaning": cleaning, **({"timezone": timezone} if timezone else {})}
+            "lenient": lenient, "cleaning": cleaning, **({"timezone": timezone} if timezone else {}),
+            **({"dump": dump} if dump else {})}
+
+
+#: ``[workload]`` keys of a Slurm dump's reading (read_workload's keywords; ``partition``: a name or a list).
+DUMP_KEYS = ("sacct_format", "sacct_delimiter", "partition", "cores_per_node", "cluster", "overrun_grace")
+
+
+def dump_keys(t: Section) -> dict:
+    """The Slurm dump options of ``[workload]`` (only those given), checked as the command line checks them."""
+    out: dict = {}
+    for key in ("sacct_format", "sacct_delimiter", "cluster"):
+        if key in t.data:
+            out[key] = t.string(key)
+    if "partition" in t.data:
+        value = t.get("partition", None)
+        names = [value] if isinstance(value, str) else value
+        if not isinstance(names, list) or not names or not all(isinstance(n, str) and n.strip() for n in names):
+            raise t.error("partition", f"expected a partition name or a list of them, got {value!r}")
+        out["partitions"] = [n.strip() for n in names]
+    if "cores_per_node" in t.data:
+        out["cores_per_node"] = t.integer("cores_per_node", minimum=1, maximum=MAX_PROCS, why=PROCS_WHY)
+    if "overrun_grace" in t.data:
+        value = t.get("overrun_grace", None)
+        try:
+            out["overrun_grace"] = int(parse_duration(value, "overrun_grace", allow_infinite=False))
+        except DurationError as exc:
+            raise t.error("overrun_grace", str(exc).split(": ", 1)[-1]) from None
+    return out
 
 
 def timezone_key(t: Section) -> str:
@@ -133,18 +167,18 @@ def cleaning_key(t: Section, default: str | None) -> str | None:
 def source_key(spec: RunSpec) -> tuple:
     """What identifies a run's source trace (the cache key of :func:`base_trace`)."""
     return (spec.trace, spec.trace_path, spec.procs, spec.walltime_from_runtime, spec.lenient, spec.cleaning,
-            spec.timezone)
+            spec.timezone, dump_reading(**spec.dump))
 
 
 @lru_cache(maxsize=2)
 def base_trace(trace: str, trace_path: str | None, procs: int | None, wff: bool, lenient: bool,
-               cleaning: str = "drop-overruns", timezone: str | None = None) -> Trace:
+               cleaning: str = "drop-overruns", timezone: str | None = None, dump: DumpReading = ()) -> Trace:
     """The source trace, read (and cleaned) or generated once per worker process."""
     if trace.startswith("synthetic:"):
         nums = [int(x) for x in trace.split(":")[1:]]
         return generate(nums[0], nums[1], nums[2] if len(nums) > 2 else 1)
     return read_workload(trace_path or trace, procs=procs, lenient=lenient, walltime_from_runtime=wff,
-                         cleaning=cleaning, timezone=timezone)
+                         cleaning=cleaning, timezone=timezone, **dict(dump))
 
 
 def check_sources(specs: Iterable[RunSpec]) -> None:

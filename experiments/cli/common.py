@@ -17,14 +17,16 @@ from typing import Callable
 from bftune.experiments.runs.metrics import check_tau
 from bftune.experiments.runs.presets import ALIASES, PRESETS, get_preset
 from bftune.schedulers.config import SchedulerConfig
+from bftune.schedulers.core.durations import parse_duration
 from bftune.schedulers.options import OPTIONS, Parser, applies, duration, integer
 from bftune.support.files import output_path
 from bftune.support.streams import silence_stdout
 from bftune.workloads import limits
 from bftune.workloads.archive import PREFIX as ARCHIVE_PREFIX, data_dir
 from bftune.workloads.cleaning import CLEANING_NAMES, CLEANINGS
+from bftune.workloads.errors import WorkloadError
 from bftune.workloads.model import Trace
-from bftune.workloads.read import read_workload
+from bftune.workloads.read import DumpReading, dump_reading, read_workload
 from bftune.workloads.slurm import is_slurm_dump
 
 
@@ -134,6 +136,22 @@ def workload_options() -> OneLineParser:
     g.add_argument("--timezone", metavar="ZONE",
                    help="the zone a Slurm dump's local times are in (the cluster's, e.g. Europe/Stockholm: "
                         "daylight-saving changes read right); default UTC")
+    d = p.add_argument_group("Slurm accounting dumps (docs/semantics/workloads.md#slurm-accounting-dumps)")
+    d.add_argument("--sacct-format", metavar="COLUMNS",
+                   help="the columns of a dump made with --noheader, in order: the list given to sacct --format "
+                        "(JobID,User,Submit,...; widths such as JobName%%30 allowed)")
+    d.add_argument("--sacct-delimiter", metavar="CHARS",
+                   help="the delimiter of a dump without a header (sacct --delimiter); default: detected from the "
+                        "header, else |")
+    d.add_argument("--partition", metavar="NAME[,NAME]",
+                   help="keep the jobs of these partitions (every other record counted); give --procs, the "
+                        "partition's size, else the largest allocation there is taken")
+    d.add_argument("--cores-per-node", metavar="C",
+                   help="whole-node allocation: a job takes NNodes x C processors (needs the NNodes column)")
+    d.add_argument("--cluster", metavar="NAME", help="the cluster to read in a dump of several (sacct -M)")
+    d.add_argument("--overrun-grace", metavar="DURATION",
+                   help="how far past its limit a job may have run and still be read as ended at its limit "
+                        "(TIMEOUT: Slurm kills a little late); default 300s, 0 keeps the overruns as they were")
     g.add_argument("--preset", choices=(*PRESETS, *ALIASES), default=None,
                    help="named defaults for --cleaning, the classifier options and --tau (explicit flags win): "
                         + "; ".join(f"{p.name}: {p.summary}" for p in PRESETS.values())
@@ -208,12 +226,36 @@ def load_trace(args: argparse.Namespace) -> Trace:
     if args.trace.startswith(ARCHIVE_PREFIX):  # archive:KTH-SP2, checked against its pinned sha256
         args.trace = data_dir().resolve(args.trace)
     timezone = getattr(args, "timezone", None)
-    if timezone is not None and not is_slurm_dump(args.trace):
+    dump = dict(dump_from_args(args))
+    if timezone is not None and dump.get("sacct_format") is None and \
+            not is_slurm_dump(args.trace, delimiter=dump.get("sacct_delimiter")):
         raise UsageError(f"--timezone: only for Slurm accounting dumps ({args.trace} is not one: an SWF trace or a "
                          "Batsim workload carries its own clock)")
     return read_workload(args.trace, procs=args.procs, lenient=args.lenient,
                          walltime_from_runtime=args.walltime_from_runtime, cleaning=args.cleaning,
-                         timezone=timezone, inform=say)
+                         timezone=timezone, inform=say, **dump)
+
+
+def dump_from_args(args: argparse.Namespace) -> DumpReading:
+    """The Slurm dump options of the command line, checked (one line each), as :func:`dump_reading` pairs."""
+    cores = getattr(args, "cores_per_node", None)
+    grace = getattr(args, "overrun_grace", None)
+    if cores is not None:
+        try:
+            cores = limits.procs(int(cores) if str(cores).strip().isdigit() else cores, "--cores-per-node")
+        except WorkloadError as exc:
+            raise UsageError(str(exc)) from None
+    if grace is not None:
+        grace = int(parse_duration(grace, "--overrun-grace", allow_infinite=False))
+    partition = getattr(args, "partition", None)
+    if partition is not None and not [p for p in partition.split(",") if p.strip()]:
+        raise UsageError("--partition: give one partition name or more, separated by commas")
+    for flag in ("sacct_format", "sacct_delimiter", "cluster"):
+        if getattr(args, flag, None) == "":
+            raise UsageError(f"--{flag.replace('_', '-')}: empty")
+    return dump_reading(sacct_format=getattr(args, "sacct_format", None),
+                        sacct_delimiter=getattr(args, "sacct_delimiter", None), partitions=partition,
+                        cores_per_node=cores, cluster=getattr(args, "cluster", None), overrun_grace=grace)
 
 
 def say(line: str) -> None:

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from bftune.experiments.campaign.limits import default_workers
 from bftune.workloads.cleaning import CLEANINGS, check_cleaning
-from bftune.experiments.cli.common import Parents
+from bftune.experiments.cli.common import Parents, dump_from_args
 from bftune.support.streams import print_error
 
 DEFAULT_BUDGET = "10m"
@@ -137,14 +137,21 @@ def settings_from_args(args: argparse.Namespace):
         if path.suffix == ".json":
             raise TuneError(f"{args.trace}: tune reads SWF traces and Slurm dumps (a Batsim workload has no users "
                             "to resample by week)")
-        slurm = is_slurm_dump(path)
+        dump = dump_from_args(args)
+        options = dict(dump)
+        slurm = options.get("sacct_format") is not None or is_slurm_dump(path, delimiter=options.get("sacct_delimiter"))
+        if dump and not slurm:
+            raise TuneError(f"--{dump[0][0].replace('_', '-').replace('partitions', 'partition')}: only for Slurm "
+                            f"accounting dumps ({args.trace} is not one)")
         if args.timezone is not None:
             if not slurm:
                 raise TuneError(f"--timezone: only for Slurm accounting dumps ({args.trace} is not one)")
             check_timezone(args.timezone)
         source = Source(args.trace, str(path.resolve()), args.procs, args.walltime_from_runtime, args.lenient,
-                        check_cleaning(args.cleaning or CLEANINGS[0]), args.timezone)
+                        check_cleaning(args.cleaning or CLEANINGS[0]), args.timezone, dump)
         name = dump_name(path) if slurm else trace_label(path.name)
+        if options.get("partitions"):
+            name += f" (partition {', '.join(options['partitions'])})"
     else:
         raise TuneError("give a workload: --trace FILE (SWF or a Slurm sacct dump) or --synthetic N")
     return Settings(source=source, name=name, objective=args.objective,

@@ -19,7 +19,11 @@ LOCAL_RESULT = ("out_jobs.csv", "summary.json")
 
 
 def workload_info(trace: Trace) -> dict:
-    return {"name": trace.name, "source": trace.source, "jobs": len(trace.jobs), "m": trace.max_procs}
+    info = {"name": trace.name, "source": trace.source, "jobs": len(trace.jobs), "m": trace.max_procs}
+    tres = int(trace.header.get("TRESJobs", "0") or 0)
+    if tres:  # a Slurm dump's jobs that asked for GPUs or other TRES: scheduled on processors only, said so
+        info["tres_jobs"] = tres
+    return info
 
 
 def run_local(trace: Trace, config: SchedulerConfig, out_dir: str | Path | None = None,

@@ -78,6 +78,9 @@ def format_summary(summary: dict) -> str:
     wl = summary.get("workload") or {}
     if wl:
         lines.append(f"workload      {wl.get('name', '?')} ({wl.get('jobs', '?')} jobs, m={summary.get('m')})")
+        if wl.get("tres_jobs"):
+            lines.append(f"TRES          {wl['tres_jobs']} jobs asked for GPUs or other TRES: bftune schedules "
+                         "processors only")
     for key, label, fmt in (
         ("jobs", "jobs", "{:d}"),
         ("avg_wait", "AvgWait (s)", "{:.1f}"),

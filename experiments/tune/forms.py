@@ -52,6 +52,9 @@ def workload_flags(s: Settings) -> list[str]:
         out += ["--cleaning", src.cleaning]
     if src.timezone is not None:
         out += ["--timezone", src.timezone]
+    for key, value in src.dump:
+        flag = "--partition" if key == "partitions" else "--" + key.replace("_", "-")
+        out += [flag, ",".join(value) if isinstance(value, tuple) else str(value)]
     if src.lenient:
         out.append("--lenient")
     if src.walltime_from_runtime:
@@ -104,6 +107,8 @@ def _workload_section(s: Settings, keys: bool = True) -> list[str]:
         lines.append(f"cleaning = {_toml_value(src.cleaning)}")
     if src.timezone is not None:
         lines.append(f"timezone = {_toml_value(src.timezone)}")
+    for key, value in src.dump:
+        lines.append(f"{key} = {_toml_value(list(value) if isinstance(value, tuple) else value)}")
     if src.lenient:
         lines.append("lenient = true")
     if src.walltime_from_runtime:

@@ -65,8 +65,11 @@ def data_identity(source: Source) -> str:
             for block in iter(partial(fh.read, 1 << 20), b""):
                 digest.update(block)
         content = digest.hexdigest()
-    text = json.dumps([FORMAT, content, source.procs, source.walltime_from_runtime, source.lenient,
-                       identity_name(source.cleaning), source.timezone], separators=(",", ":"))
+    fields = [FORMAT, content, source.procs, source.walltime_from_runtime, source.lenient,
+              identity_name(source.cleaning), source.timezone]
+    if source.dump:  # only when given: the identities of stores made before these options hold
+        fields.append([[key, list(value) if isinstance(value, tuple) else value] for key, value in source.dump])
+    text = json.dumps(fields, separators=(",", ":"))
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 

@@ -55,6 +55,7 @@ class Source:
     lenient: bool = False
     cleaning: str = "drop-overruns"
     timezone: str | None = None
+    dump: tuple = ()  # a Slurm dump's reading options (bftune.workloads.read.dump_reading pairs)
 
 
 def half_seed(seed: int, split: str) -> int:
@@ -67,7 +68,7 @@ def spec_of(source: Source, split: str, pool: int, seed: int) -> RunSpec:
     return RunSpec(kind="offline", trace=source.trace, split=split, weeks=pool, resample_seed=half_seed(seed, split),
                    options={}, trace_path=source.path, procs=source.procs,
                    walltime_from_runtime=source.walltime_from_runtime, lenient=source.lenient,
-                   cleaning=source.cleaning, timezone=source.timezone)
+                   cleaning=source.cleaning, timezone=source.timezone, dump=dict(source.dump))
 
 
 @lru_cache(maxsize=2)
