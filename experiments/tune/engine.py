@@ -141,6 +141,10 @@ def describe_data(settings: Settings) -> dict:
     if settings.source.procs is None and any("largest allocation" in line for line in base.header_lines):
         notes.insert(0, f"machine size {base.max_procs} processors, the largest allocation in the Slurm dump "
                         "(give --procs M for the machine's real size)")
+    tres = int(base.header.get("TRESJobs", "0") or 0)
+    if tres:
+        notes.append(f"{tres} jobs of the dump asked for GPUs or other TRES: bftune schedules processors only, "
+                     "so what waits for a GPU is not modelled")
     t0 = time.perf_counter()
     fidelity = replay_of(base, settings.tau)
     read_s += time.perf_counter() - t0  # a fixed cost of the run, as reading is
