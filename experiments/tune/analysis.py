@@ -9,8 +9,12 @@ same rows.
   earlier (each group by its mean training ratio on the weeks it ran).
 - **Recommendation**: the best finalist on the *training* half (the testing
   half judges it, it never chooses), if its training gain is positive; else
-  EASY-FCFS-FCFS itself ("keep EASY-FCFS").  Its expected gain is the mean
-  gain on the testing weeks, with a paired bootstrap interval (``stats.py``).
+  EASY-FCFS-FCFS itself ("keep your current setting").  Among the finalists
+  whose training gain lies inside the best's interval (the numbers cannot
+  tell them apart), the simplest is taken (``candidates.complexity``).  Its
+  expected gain is the mean gain on the testing weeks, with a paired
+  bootstrap interval (``stats.py``); an interval that includes zero keeps
+  the current setting too.
 - **Risk** against EASY-FCFS-FCFS on the testing weeks: the MaxWait ratio
   (mean, interval, worst week) and the largest wait of all; fairness: the share
   of jobs that wait at least an hour longer (same job, same week, both
@@ -27,9 +31,9 @@ from collections import defaultdict
 import numpy as np
 
 from bftune.experiments.campaign.specs import derive_seed
-from bftune.experiments.tune.candidates import Candidate
+from bftune.experiments.tune.candidates import Candidate, complexity
 from bftune.experiments.tune.engine import Race, eligible
-from bftune.experiments.tune.stats import RECOMMENDATION_RESAMPLES, bootstrap_ci, nanmean
+from bftune.experiments.tune.stats import LEVEL, RECOMMENDATION_RESAMPLES, bootstrap_ci, nanmean
 
 HOUR = 3600.0
 #: A user is judged for fairness with at least this many jobs in the testing weeks.
@@ -108,11 +112,43 @@ def recommend(race: Race, rows: list[dict]) -> dict:
     if not best["train_gain"] > 0:
         return {"candidate": base, "keep_baseline": True, "row": best,
                 "why": f"no candidate beat EASY-FCFS-FCFS on the training half (the best, {c.label}, gained "
-                       f"{100 * best['train_gain']:.1f} %): keep EASY-FCFS-FCFS"}
+                       f"{100 * best['train_gain']:.1f} %): keep your current setting (EASY-FCFS-FCFS)"}
+    chosen, why = _simplest_of_the_best(race, finalists)
+    c = race.by_key()[chosen["key"]]
+    low, high = chosen["test_interval"]
+    if not low > 0:  # the testing half cannot tell it from EASY-FCFS: no change is supported
+        return {"candidate": base, "keep_baseline": True, "row": chosen,
+                "why": f"the best candidate, {c.label}, gained {100 * chosen['test_gain']:+.1f} % on the testing "
+                       f"half, but its {LEVEL_TEXT} interval [{100 * low:+.1f}, {100 * high:+.1f}] % includes "
+                       "zero: keep your current setting (EASY-FCFS-FCFS)"}
     risk = {**max_wait_risk(race, c), **fairness(race, c)}
-    return {"candidate": c, "keep_baseline": False, "row": best, "risk": risk,
-            "why": f"the lowest mean {race.settings.objective} ratio to EASY-FCFS-FCFS on the training half among "
-                   f"the finalists{' within the MaxWait limit' if race.settings.max_wait_increase is not None else ''}"}
+    return {"candidate": c, "keep_baseline": False, "row": chosen, "risk": risk, "why": why}
+
+
+#: The level of the intervals, in words.
+LEVEL_TEXT = f"{LEVEL:.0%}"
+
+
+def _simplest_of_the_best(race: Race, finalists: list[dict]) -> tuple[dict, str]:
+    """Among the finalists the training half cannot tell from the best (a mean gain inside the best's interval),
+    the simplest (:func:`~bftune.experiments.tune.candidates.complexity`), and the sentence saying so."""
+    best = finalists[0]
+    floor = best["train_interval"][0]
+    tied = [row for row in finalists if row["train_gain"] >= floor]
+    by_key = race.by_key()
+
+    def simplest_first(row: dict) -> tuple:
+        return complexity(by_key[row["key"]]), row["rank"]
+
+    chosen = min(tied, key=simplest_first)
+    limit = " within the MaxWait limit" if race.settings.max_wait_increase is not None else ""
+    if chosen is best:
+        return best, (f"the lowest mean {race.settings.objective} ratio to EASY-FCFS-FCFS on the training half "
+                      f"among the finalists{limit}")
+    return chosen, (f"the simplest of the {len(tied)} finalists{limit} whose training gain lies inside the best's "
+                    f"interval ({by_key[best['key']].label}: {100 * best['train_gain']:+.1f} %, interval from "
+                    f"{100 * floor:+.1f} %): fewest changes from EASY-FCFS, and a backfilling order other than the "
+                    "queue's counts double (Slurm cannot run it unpatched)")
 
 
 def _jobs(race: Race, c: Candidate) -> tuple[list[list], list[list]]:

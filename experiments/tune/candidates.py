@@ -91,6 +91,23 @@ class Candidate:
         return SchedulerConfig.from_options(self.options)
 
 
+def complexity(c: Candidate) -> tuple[int, str]:
+    """How much a candidate changes from EASY-FCFS, for choosing among candidates the numbers cannot tell apart.
+
+    Parts, each one more thing a site must set up and explain: a primary order other than FCFS (1), a
+    backfilling order other than the primary one (2: Slurm's backfill walks the queue in priority order, so
+    it needs bftune's scheduler or a patched Slurm), a waiting-time threshold (1); a learned or online
+    family (selectors, the classifier, PV-EASY) counts 5. Ties go to the label, so the choice is stable.
+    """
+    if c.family not in ("pairs", "baseline"):
+        return 5, c.label
+    options = normalised(c.options)
+    primary = options.get("policy", "FCFS")
+    backfill = options.get("backfill_policy", primary)
+    parts = (primary != "FCFS") + 2 * (backfill != primary) + (options.get("threshold", "inf") not in ("inf", "none"))
+    return parts, c.label
+
+
 def normalised(options: dict) -> dict:
     """``options`` with every default dropped and every value as a user writes it (``72000`` -> ``20h``)."""
     values = SchedulerConfig.from_options(options).to_dict()

@@ -38,6 +38,7 @@ from bftune.support.store import Store
 from bftune.experiments.tune import budget as bud
 from bftune.experiments.runs.replay import replay
 from bftune.experiments.tune.candidates import BASELINE_OPTIONS, Candidate, baselines, build
+from bftune.experiments.tune.datacheck import WARN_WORK_SHARE, DataRefused, check_data, whole_log_baseline
 from bftune.experiments.tune.stats import nanmean, race, ratio
 from bftune.experiments.tune.store import TUNE, WeekStore, data_identity, open_dir
 from bftune.experiments.tune.weeks import Source, pool, run_task, spec_of, task_source
@@ -147,13 +148,22 @@ def describe_data(settings: Settings) -> dict:
                      "so what waits for a GPU is not modelled")
     t0 = time.perf_counter()
     fidelity = replay_of(base, settings.tau)
+    try:
+        checks = check_data(spec, base, whole_log_baseline(base, settings.tau, fidelity),
+                            settings.source.trace.startswith("synthetic:"))
+    except DataRefused as exc:
+        raise TuneError(str(exc)) from None
     read_s += time.perf_counter() - t0  # a fixed cost of the run, as reading is
+    if checks["work_share_kept"] < WARN_WORK_SHARE:
+        notes.insert(0, f"the cleaning removed {1 - checks['work_share_kept']:.0%} of the log's processor-time: "
+                        "the recommendation is for what is left"
+                        + (f" (to keep more: {checks['remedy']})" if checks["remedy"] else ""))
     if fidelity is not None and fidelity["verdict"] == "far":
         notes.insert(0, f"replay: {fidelity['verdict_line']}; the gains below are between simulations of a "
                         "machine that waits otherwise than this one (docs/semantics/replay.md)")
     return {"name": settings.name, "trace": settings.source.trace, "jobs": len(base.jobs), "procs": base.max_procs,
             "cleaning": dict(base.cleaning), "unix_start_time": base.unix_start_time, "timezone": base.timezone,
-            "halves": halves, "notes": notes, "read_s": read_s, "replay": fidelity}
+            "halves": halves, "notes": notes, "read_s": read_s, "replay": fidelity, "checks": checks}
 
 
 def replay_of(base: Trace, tau: float) -> dict | None:
@@ -443,6 +453,7 @@ def _announce(race_: Race, stream: TextIO) -> None:
                  f"{plan.weeks} resampled weeks per half in stages {', '.join(map(str, plan.stages))}; {how}; "
                  f"estimated {bud._fmt(plan.estimate_s)}"
                  f"{' (resuming the stored plan)' if race_.resumed else ''}\n")
+    stream.write(race_.data["checks"]["line"] + "\n")
     for note in race_.data["notes"]:
         stream.write(f"note: {note}\n")
 

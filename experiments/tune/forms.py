@@ -72,6 +72,12 @@ def tune_command(s: Settings) -> str:
                        "--out", str(s.out)])
 
 
+def flags_text(s: Settings, c: Candidate) -> str:
+    """simulate_flags.txt: the configuration's flags and tau, nothing of the trace, so that
+    ``bftune simulate $(cat simulate_flags.txt) --trace OTHER`` (or ``bftune batsim ...``) runs it on any log."""
+    return shlex.join([*simulate_flags(c), "--tau", f"{s.tau:g}"])
+
+
 def simulate_command(s: Settings, c: Candidate) -> str:
     return shlex.join(["bftune", "simulate", *workload_flags(s), *simulate_flags(c), "--tau", f"{s.tau:g}",
                        "--out", "results/recommended"])

@@ -4,7 +4,7 @@
 ``recommendation.json``    the configuration (option-table names), the objective, the expected gain
                            on the testing half and its interval, the risks, the data it was computed
                            on (trace, its hash, cleaning, halves, seeds), the budget and the command
-``simulate_flags.txt``     ``bftune simulate`` with the configuration's flags
+``simulate_flags.txt``     the configuration's flags only (``bftune simulate $(cat simulate_flags.txt) --trace T``)
 ``pybatsim_options.json``  pybatsim's ``-o`` JSON
 ``campaign.toml``          a campaign that judges it again (``forms.py``)
 ``ranking.csv``            every candidate: rank, state, weeks, training and testing figures
@@ -163,7 +163,7 @@ def write_all(race: Race) -> tuple[list[dict], dict, dict]:
     c = rec["candidate"]
     texts = {
         "recommendation.json": json_text(record),
-        "simulate_flags.txt": forms.simulate_command(race.settings, c) + "\n",
+        "simulate_flags.txt": forms.flags_text(race.settings, c) + "\n",
         "pybatsim_options.json": json_text(forms.pybatsim_options(c)),
         "campaign.toml": forms.campaign_toml(race.settings, c, max(race.test_weeks, 1)),
         "ranking.csv": ranking_csv(rows),

@@ -64,10 +64,34 @@ def html_report(race: Race, rows: list[dict], rec: dict, record: dict) -> str:
              f"<p class=\"sub\">bftune tune, objective <b>{_e(s.objective)}</b>, "
              f"{len(race.candidates)} candidates, budget {_fmt(s.budget_s)}, "
              f"{_dt.datetime.now().strftime('%Y-%m-%d %H:%M')}</p>",
-             _replay(race), _recommendation(race, rec, record), _forms(race, rec, record), _ranking(race, rows),
+             _replay(race), _checks(race), _recommendation(race, rec, record), _forms(race, rec, record), _ranking(race, rows),
              _distributions(race, rows), _cdf(race, rec), _budget(race), _families(race), _method(race),
              _data(race), "</body></html>"]
     return "\n".join(parts)
+
+
+def _most_first(item: tuple[str, int]) -> tuple[int, str]:
+    return -item[1], item[0]
+
+
+def _checks(race: Race) -> str:
+    """What the log holds and what the cleaning removed (``datacheck.py``), before anything else."""
+    c = race.data.get("checks")
+    if not c:
+        return ""
+    removed = "".join(f"<tr><td>{_e(rule)}</td><td>{count:,}</td></tr>" for rule, count in
+                      sorted(c["removed"].items(), key=_most_first))
+    cls = "bad" if c["work_share_kept"] < 0.75 else ""
+    out = ["<h2 id=\"data-checks\">The log</h2><div class=\"box\">",
+           f"<p class=\"{cls}\">{c['jobs']:,} jobs kept of {c['records']:,} records; they hold "
+           f"<b>{c['work_share_kept']:.1%}</b> of the log's processor-time. EASY-FCFS simulated on the whole log: "
+           f"AvgWait {c['baseline_avg_wait_s'] / 3600:.2f} h, utilization {c['baseline_utilization']:.0%}.</p>"]
+    if removed:
+        out.append(f"<table><tr><th>removed by the cleaning</th><th>records</th></tr>{removed}</table>")
+    if c.get("remedy"):
+        out.append(f"<p>To keep more of the log: <code>{_e(c['remedy'])}</code>.</p>")
+    out.append("</div>")
+    return "\n".join(out)
 
 
 def _corr(value: float | None) -> str:

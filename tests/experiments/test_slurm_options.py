@@ -122,5 +122,4 @@ def test_tune_on_one_partition_names_it_and_its_forms_carry_the_option(tmp_path)
     record = json.loads((out / "recommendation.json").read_text())
     assert record["data"]["name"].endswith("(partition p1)")
     assert record["data"]["cleaning"]["other_partition"] > 1000
-    flags = (out / "simulate_flags.txt").read_text()
-    assert "--partition p1" in flags
+    assert "--partition p1" in record["forms"]["simulate"]
