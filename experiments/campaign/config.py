@@ -23,7 +23,7 @@ from bftune.experiments.campaign.workloads import (DUMP_KEYS, cleaning_key, reso
 from bftune.workloads.archive import Archive
 from bftune.workloads.limits import MAX_SMALL_FILE_BYTES
 
-WORKLOAD_KEYS = ("trace", "procs", "walltime_from_runtime", "lenient", "cleaning", "timezone", *DUMP_KEYS)
+WORKLOAD_KEYS = ("trace", "procs", "walltime_from_runtime", "lenient", "cleaning", "timezone", "holdout", *DUMP_KEYS)
 
 
 def load_config(path: str | os.PathLike[str], archive: Archive | None = None) -> Campaign:
@@ -68,7 +68,7 @@ def campaign_from_dict(data: dict, source: str = "<config>", text: str = "", arc
     if kind.single_trace:
         workload = workload_section(wl)
     else:
-        for key in ("trace", "procs", *DUMP_KEYS):
+        for key in ("trace", "procs", "holdout", *DUMP_KEYS):
             if key in wl.data:
                 raise wl.error(key, f"not with kind = \"{kind.name}\": list the traces in [{kind.name}] "
                                     "traces (each runs on its header's machine size)")
@@ -79,6 +79,8 @@ def campaign_from_dict(data: dict, source: str = "<config>", text: str = "", arc
     plan = kind.expand(section, workload, seed, tau)
     if workload.get("timezone") is not None:  # a Slurm dump's zone: every run reads the trace in it
         plan.specs = [dataclasses.replace(s, timezone=workload["timezone"], run_id="") for s in plan.specs]
+    if workload.get("holdout"):  # likewise, the part a tune left out of its search
+        plan.specs = [dataclasses.replace(s, holdout=workload["holdout"], run_id="") for s in plan.specs]
     if workload.get("dump"):  # likewise, a Slurm dump's reading options
         plan.specs = [dataclasses.replace(s, dump=dict(workload["dump"]), run_id="") for s in plan.specs]
     if len(plan.specs) > MAX_RUNS:

@@ -63,6 +63,8 @@ class RunSpec:
     timezone: str | None = None  # the zone of a Slurm dump's local times ([workload] timezone)
     #: A Slurm dump's reading options ([workload] sacct_format, partition, ...: read_workload's keywords).
     dump: dict = field(default_factory=dict)
+    #: The last share of the trace's submission span left out of it (tune's validation period; 0: none).
+    holdout: float = 0.0
     #: What the run stores beyond its summary and its kind's tables (e.g. "job_table": one row per job,
     #: :mod:`bftune.experiments.campaign.kinds.jobtables`); part of the identity when not empty.
     outputs: list[str] = field(default_factory=list)
@@ -85,6 +87,8 @@ class RunSpec:
             identity["cleaning"] = cleaning
         if self.timezone is not None:  # likewise: only Slurm dumps have one
             identity["timezone"] = self.timezone
+        if self.holdout:  # likewise
+            identity["holdout"] = self.holdout
         if self.dump:  # likewise
             identity["dump"] = {k: list(v) if isinstance(v, (list, tuple)) else v for k, v in sorted(self.dump.items())}
         if self.outputs:  # absent when none (as cleaning): a run that stores more is another run

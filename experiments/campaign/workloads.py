@@ -114,9 +114,18 @@ def workload_section(t: Section) -> dict:
         raise t.error("timezone", "only for a Slurm accounting dump (SWF traces carry their own clock)")
     if dump and not slurm:
         raise t.error(next(iter(dump)).replace("partitions", "partition"), "only for a Slurm accounting dump")
+    holdout = holdout_key(t)
     return {"trace": trace, "trace_path": path, "procs": procs, "walltime_from_runtime": wff,
             "lenient": lenient, "cleaning": cleaning, **({"timezone": timezone} if timezone else {}),
-            **({"dump": dump} if dump else {})}
+            **({"dump": dump} if dump else {}), **({"holdout": holdout} if holdout else {})}
+
+
+def holdout_key(t: Section) -> float:
+    """``holdout``: the last share of the trace's submission span left out (a tune's validation period)."""
+    value = t.get("holdout", 0.0)
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 0.5:
+        raise t.error("holdout", f"expected a share from 0 to 0.5, got {value!r}")
+    return float(value)
 
 
 #: ``[workload]`` keys of a Slurm dump's reading (read_workload's keywords; ``partition``: a name or a list).
@@ -167,13 +176,17 @@ def cleaning_key(t: Section, default: str | None) -> str | None:
 def source_key(spec: RunSpec) -> tuple:
     """What identifies a run's source trace (the cache key of :func:`base_trace`)."""
     return (spec.trace, spec.trace_path, spec.procs, spec.walltime_from_runtime, spec.lenient, spec.cleaning,
-            spec.timezone, dump_reading(**spec.dump))
+            spec.timezone, dump_reading(**spec.dump), spec.holdout)
 
 
 @lru_cache(maxsize=2)
 def base_trace(trace: str, trace_path: str | None, procs: int | None, wff: bool, lenient: bool,
-               cleaning: str = "drop-overruns", timezone: str | None = None, dump: DumpReading = ()) -> Trace:
-    """The source trace, read (and cleaned) or generated once per worker process."""
+               cleaning: str = "drop-overruns", timezone: str | None = None, dump: DumpReading = (),
+               holdout: float = 0.0) -> Trace:
+    """The source trace, read (and cleaned) or generated once per worker process; without its last
+    ``holdout`` share of the submission span when one is given (:func:`held_out`)."""
+    if holdout:
+        return searched_part(base_trace(trace, trace_path, procs, wff, lenient, cleaning, timezone, dump), holdout)
     if trace.startswith("synthetic:"):
         nums = [int(x) for x in trace.split(":")[1:]]
         return generate(nums[0], nums[1], nums[2] if len(nums) > 2 else 1)
@@ -198,6 +211,25 @@ def check_sources(specs: Iterable[RunSpec]) -> None:
             base_trace.__wrapped__(*key)
         except WorkloadError as exc:
             raise CampaignError(f"{exc} (a trace of the campaign: no run started)") from None
+
+
+def holdout_cut(trace: Trace, holdout: float) -> float:
+    """The submission time from which a trace's last ``holdout`` share of its submission span is held out."""
+    first = min(job.submit for job in trace.jobs)
+    last = max(job.submit for job in trace.jobs)
+    return first + (1.0 - holdout) * (last - first)
+
+
+def searched_part(trace: Trace, holdout: float) -> Trace:
+    """The jobs submitted before the held-out period (what tune searches on)."""
+    cut = holdout_cut(trace, holdout)
+    return trace.with_jobs([job for job in trace.jobs if job.submit < cut], name=trace.name)
+
+
+def held_out(trace: Trace, holdout: float) -> Trace:
+    """The jobs of the held-out period (tune's validation period), as they were submitted."""
+    cut = holdout_cut(trace, holdout)
+    return trace.with_jobs([job for job in trace.jobs if job.submit >= cut], name=f"{trace.name}-held-out")
 
 
 @lru_cache(maxsize=2)

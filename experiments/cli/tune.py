@@ -19,6 +19,8 @@ from bftune.experiments.cli.common import Parents, dump_from_args
 from bftune.support.streams import print_error
 
 DEFAULT_BUDGET = "10m"
+#: The validation period: the last quarter of the log (docs/guides/tune.md#validation).
+DEFAULT_HOLDOUT = "25%"
 DEFAULT_WEEKS = 250
 DEFAULT_FINALISTS = 3
 
@@ -52,6 +54,9 @@ def add_parser(subparsers: argparse._SubParsersAction, parents: Parents) -> argp
     g.add_argument("--thresholds", default="20h", help="waiting-time thresholds of the pairs (default 20h; none, 40h...)")
     g.add_argument("--weeks", default=DEFAULT_WEEKS,
                    help=f"at most this many resampled weeks per half (default {DEFAULT_WEEKS})")
+    g.add_argument("--holdout", metavar="SHARE", default=DEFAULT_HOLDOUT,
+                   help="the last share of the log's submission span kept out of the search and used to check the "
+                        "recommendation as it happened (default %(default)s; 0 turns it off)")
     g.add_argument("--finalists", default=DEFAULT_FINALISTS, type=int,
                    help=f"candidates judged on the testing half (default {DEFAULT_FINALISTS})")
     g.add_argument("--tau", default=None, help="bounded-slowdown constant tau in seconds (default 10)")
@@ -84,6 +89,20 @@ def cmd_tune(args: argparse.Namespace) -> int:
         return 2
     print(summary_text(race, rows, rec, record))
     return 0
+
+
+def holdout_share(text: str) -> float:
+    """``--holdout``: ``25%``, ``0.25`` or ``0`` (a share of the log's submission span below 1/2)."""
+    from bftune.experiments.tune.engine import TuneError
+
+    raw = str(text).strip()
+    try:
+        value = float(raw[:-1]) / 100 if raw.endswith("%") else float(raw)
+    except ValueError:
+        raise TuneError(f"--holdout: {text!r} is not a share (25%, 0.25, or 0 for none)") from None
+    if not 0 <= value <= 0.5:
+        raise TuneError(f"--holdout: {text!r} must be between 0 and 50 %: the search needs the larger part")
+    return round(value, 6)
 
 
 def parse_share(text: str | None) -> float | None:
@@ -128,7 +147,7 @@ def settings_from_args(args: argparse.Namespace):
         raise TuneError("--tau must be positive")
     if args.synthetic is not None:
         procs = 256 if args.procs is None else args.procs
-        source = Source(f"synthetic:{args.synthetic}:{procs}:{args.seed}")
+        source = Source(f"synthetic:{args.synthetic}:{procs}:{args.seed}", holdout=holdout_share(args.holdout))
         name = f"synthetic-{args.synthetic}-{procs}"
     elif args.trace:
         path = Path(args.trace).expanduser()
@@ -148,7 +167,7 @@ def settings_from_args(args: argparse.Namespace):
                 raise TuneError(f"--timezone: only for Slurm accounting dumps ({args.trace} is not one)")
             check_timezone(args.timezone)
         source = Source(args.trace, str(path.resolve()), args.procs, args.walltime_from_runtime, args.lenient,
-                        check_cleaning(args.cleaning or CLEANINGS[0]), args.timezone, dump)
+                        check_cleaning(args.cleaning or CLEANINGS[0]), args.timezone, dump, holdout_share(args.holdout))
         name = dump_name(path) if slurm else trace_label(path.name)
         if options.get("partitions"):
             name += f" (partition {', '.join(options['partitions'])})"

@@ -34,6 +34,7 @@ from bftune.experiments.campaign.specs import derive_seed
 from bftune.experiments.tune.candidates import Candidate, complexity
 from bftune.experiments.tune.engine import Race, eligible
 from bftune.experiments.tune.stats import LEVEL, RECOMMENDATION_RESAMPLES, bootstrap_ci, nanmean
+from bftune.experiments.tune.validation import validate
 
 HOUR = 3600.0
 #: A user is judged for fairness with at least this many jobs in the testing weeks.
@@ -115,14 +116,25 @@ def recommend(race: Race, rows: list[dict]) -> dict:
                        f"{100 * best['train_gain']:.1f} %): keep your current setting (EASY-FCFS-FCFS)"}
     chosen, why = _simplest_of_the_best(race, finalists)
     c = race.by_key()[chosen["key"]]
+    later = validate(race, c)
     low, high = chosen["test_interval"]
     if not low > 0:  # the testing half cannot tell it from EASY-FCFS: no change is supported
-        return {"candidate": base, "keep_baseline": True, "row": chosen,
+        return {"candidate": base, "keep_baseline": True, "row": chosen, "validation": later,
                 "why": f"the best candidate, {c.label}, gained {100 * chosen['test_gain']:+.1f} % on the testing "
                        f"half, but its {LEVEL_TEXT} interval [{100 * low:+.1f}, {100 * high:+.1f}] % includes "
                        "zero: keep your current setting (EASY-FCFS-FCFS)"}
+    if later is not None:
+        late_low, late_high = later["later_period_interval"]
+        if not late_low > 0 or not later["held_out_gain"] > 0:
+            because = (f"its interval for a later period of {later['held_out_weeks']} weeks, "
+                       f"[{100 * late_low:+.1f}, {100 * late_high:+.1f}] %, includes zero" if not late_low > 0 else
+                       f"on the log's last {later['holdout']:.0%}, kept out of the search, it gained "
+                       f"{100 * later['held_out_gain']:+.1f} %")
+            return {"candidate": base, "keep_baseline": True, "row": chosen, "validation": later,
+                    "why": f"the best candidate, {c.label}, gained {100 * chosen['test_gain']:+.1f} % on the "
+                           f"testing half, but {because}: keep your current setting (EASY-FCFS-FCFS)"}
     risk = {**max_wait_risk(race, c), **fairness(race, c)}
-    return {"candidate": c, "keep_baseline": False, "row": chosen, "risk": risk, "why": why}
+    return {"candidate": c, "keep_baseline": False, "row": chosen, "risk": risk, "why": why, "validation": later}
 
 
 #: The level of the intervals, in words.

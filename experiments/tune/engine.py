@@ -21,6 +21,7 @@ task is stored at once (``store.py``).
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import sys
@@ -82,6 +83,9 @@ class Settings:
         """What decides the plan and the results (not where they go, nor how many processes run them)."""
         source = asdict(self.source)
         source["cleaning"] = identity_name(self.source.cleaning)  # a renamed cleaning keeps the stored plan
+        for key in ("dump", "holdout"):  # added later: absent when not used, so stored plans stay valid
+            if not source[key]:
+                del source[key]
         return {"source": source, "objective": self.objective,
                 "max_wait_increase": self.max_wait_increase, "budget_s": self.budget_s, "families": self.families,
                 "policies": self.policies, "thresholds": self.thresholds, "max_weeks": self.max_weeks,
@@ -135,7 +139,8 @@ def describe_data(settings: Settings) -> dict:
         halves[split] = {"jobs": len(half.jobs), "whole_weeks": weeks, "jobs_per_week": in_weeks / weeks,
                          "first_submit": first, "last_submit": max(j.submit for j in half.jobs)}
     read_s = time.perf_counter() - t0
-    base = base_trace(*source_key(spec))
+    whole = dataclasses.replace(spec, holdout=0.0, run_id="x")  # the whole log, validation period included
+    base = base_trace(*source_key(whole))
     notes = [f"the {split} half holds only {h['whole_weeks']} whole week(s): its resampled weeks mix too few "
              "weeks to vary much, and the intervals understate the uncertainty (give a longer trace)"
              for split, h in halves.items() if h["whole_weeks"] < FEW_WEEKS]
@@ -149,7 +154,7 @@ def describe_data(settings: Settings) -> dict:
     t0 = time.perf_counter()
     fidelity = replay_of(base, settings.tau)
     try:
-        checks = check_data(spec, base, whole_log_baseline(base, settings.tau, fidelity),
+        checks = check_data(whole, base, whole_log_baseline(base, settings.tau, fidelity),
                             settings.source.trace.startswith("synthetic:"))
     except DataRefused as exc:
         raise TuneError(str(exc)) from None

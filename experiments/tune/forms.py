@@ -114,7 +114,10 @@ def _workload_section(s: Settings, keys: bool = True) -> list[str]:
     if src.timezone is not None:
         lines.append(f"timezone = {_toml_value(src.timezone)}")
     for key, value in src.dump:
-        lines.append(f"{key} = {_toml_value(list(value) if isinstance(value, tuple) else value)}")
+        lines.append(f"{key.replace('partitions', 'partition')} = "
+                     f"{_toml_value(list(value) if isinstance(value, tuple) else value)}")
+    if src.holdout:
+        lines.append(f"holdout = {src.holdout!r}  # tune's validation period, left out as tune left it out")
     if src.lenient:
         lines.append("lenient = true")
     if src.walltime_from_runtime:

@@ -57,6 +57,7 @@ def recommendation_record(race: Race, rows: list[dict], rec: dict) -> dict:
         "configuration": normalised(c.options), "label": c.label, "family": c.family, "requires": c.requires,
         "keep_easy_fcfs": rec["keep_baseline"], "why": rec["why"],
         "replay": _replay_summary(data.get("replay")),
+        "later_period": rec.get("validation"),
         "objective": s.objective, "objective_meaning": OBJECTIVES[s.objective],
         "gain_definition": f"1 - mean over weeks of {s.objective}(configuration) / {s.objective}(EASY-FCFS-FCFS) "
                            "on the same resampled week",
@@ -196,6 +197,13 @@ def summary_text(race: Race, rows: list[dict], rec: dict, record: dict) -> str:
             lines.append(f"  fairness: {100 * risk['jobs_waiting_1h_longer']:.1f} % of jobs wait 1 h longer "
                          f"({100 * risk['jobs_waiting_1h_shorter']:.1f} % 1 h shorter); "
                          f"{risk['users_worse_off']} of {risk['users_judged']} users wait longer on average")
+    later = rec.get("validation")
+    if later is not None:
+        lo, hi = later["later_period_interval"]
+        lines.append(f"  a later period of {later['held_out_weeks']} weeks: {s.objective} gain in "
+                     f"[{100 * lo:+.1f}, {100 * hi:+.1f}] % ({later['level']:.0%}, real weeks of the searched part); "
+                     f"on the held-out last {later['holdout']:.0%} of the log: {100 * later['held_out_gain']:+.1f} %"
+                     + ("" if rec["keep_baseline"] else f" (candidate {rec['row']['label']})"))
     lines.append(f"  requires: {c.requires}")
     lines.append(f"  bftune simulate: {record['forms']['simulate']}")
     lines.append(f"  pybatsim -o:     {json.dumps(record['configuration'])}")

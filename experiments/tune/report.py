@@ -127,11 +127,26 @@ def _replay(race: Race) -> str:
     return "\n".join(out)
 
 
+def _later(rec: dict, objective: str) -> str:
+    """The later-period interval and the held-out gain (``validation.py``), first: what the coming weeks may bring."""
+    later = rec.get("validation")
+    if later is None:
+        return "<p>No part of the log was held out (<code>--holdout 0</code>): nothing says how a later period goes.</p>"
+    lo, hi = later["later_period_interval"]
+    who = rec["row"]["label"] if rec.get("row") else "the best candidate"
+    cls = "good" if lo > 0 and later["held_out_gain"] > 0 else "bad"
+    return (f"<p class=\"{cls}\">For a later period of {later['held_out_weeks']} weeks, {_e(who)} may gain "
+            f"<b>{_interval((lo, hi))}</b> in {_e(objective)} ({later['level']:.0%} of periods drawn from the real weeks "
+            f"of the searched part, each simulated as it happened). On the log's last {later['holdout']:.0%}, which "
+            f"the search never saw, it gained <b>{_pct(later['held_out_gain'])}</b>"
+            f"{'' if later['inside'] else ' (outside that interval)'}.</p>")
+
+
 def _recommendation(race: Race, rec: dict, record: dict) -> str:
     s = race.settings
     c = rec["candidate"]
     out = ["<h2>Recommendation</h2><div class=\"box\">", f"<p class=\"big\">{_e(c.label)}</p>",
-           f"<p>{_e(rec['why'])}.</p>"]
+           f"<p>{_e(rec['why'])}.</p>", _later(rec, s.objective)]
     if rec["keep_baseline"]:
         out.append("</div>")
         return "\n".join(out)

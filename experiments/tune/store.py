@@ -69,6 +69,8 @@ def data_identity(source: Source) -> str:
               identity_name(source.cleaning), source.timezone]
     if source.dump:  # only when given: the identities of stores made before these options hold
         fields.append([[key, list(value) if isinstance(value, tuple) else value] for key, value in source.dump])
+    if source.holdout:  # likewise
+        fields.append(["holdout", source.holdout])
     text = json.dumps(fields, separators=(",", ":"))
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 

@@ -56,6 +56,7 @@ class Source:
     cleaning: str = "drop-overruns"
     timezone: str | None = None
     dump: tuple = ()  # a Slurm dump's reading options (bftune.workloads.read.dump_reading pairs)
+    holdout: float = 0.0  # the last share of the log kept out of the search: the validation period
 
 
 def half_seed(seed: int, split: str) -> int:
@@ -68,7 +69,8 @@ def spec_of(source: Source, split: str, pool: int, seed: int) -> RunSpec:
     return RunSpec(kind="offline", trace=source.trace, split=split, weeks=pool, resample_seed=half_seed(seed, split),
                    options={}, trace_path=source.path, procs=source.procs,
                    walltime_from_runtime=source.walltime_from_runtime, lenient=source.lenient,
-                   cleaning=source.cleaning, timezone=source.timezone, dump=dict(source.dump))
+                   cleaning=source.cleaning, timezone=source.timezone, dump=dict(source.dump),
+                   holdout=source.holdout)
 
 
 @lru_cache(maxsize=2)

@@ -24,8 +24,9 @@ from bftune.support.store import Layout
 
 PRE = Path(__file__).parent / "fixtures" / "pre_layers"
 CAMPAIGNS = ["offline", "online", "pv_easy", "index"]
+# --holdout 0: the stored tune searched the whole log, as every tune did before the validation period
 TUNE_ARGS = ["tune", "--synthetic", "3000", "--procs", "64", "--budget", "30s", "--weeks", "4", "--workers", "1",
-             "--no-progress"]
+             "--no-progress", "--holdout", "0"]
 LEARN_ARGS = ["learn-index", "--source", "synthetic", "--windows", "4", "--trials", "200", "--synthetic-jobs",
               "3000", "--workers", "1", "--no-progress"]
 LAYOUTS = {**{name: CAMPAIGN for name in CAMPAIGNS}, "tune": TUNE, "learn": COLLECTION}

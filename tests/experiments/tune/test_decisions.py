@@ -24,9 +24,15 @@ def test_complexity_counts_what_a_site_must_set_up():
 
 
 @dataclass
+class _Source:
+    holdout: float = 0.0  # no validation period: the decisions of the race alone
+
+
+@dataclass
 class _Settings:
     objective: str = "avg_wait"
     max_wait_increase: float | None = None
+    source: _Source = field(default_factory=_Source)
 
 
 @dataclass

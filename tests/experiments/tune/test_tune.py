@@ -22,8 +22,9 @@ from bftune.workloads.swf_write import write_swf
 from bftune.workloads.synthetic import generate
 from slurm_dump import swf_to_slurm
 
+# --holdout 0: five weeks of log leave no validation period worth the name (test_validation.py judges one)
 QUICK = ["--synthetic", "4000", "--procs", "16", "--policies", "FCFS,SPF,SAF,LCFS", "--weeks", "16",
-         "--budget", "10m", "--workers", "1", "--no-progress"]
+         "--budget", "10m", "--workers", "1", "--no-progress", "--holdout", "0"]
 
 
 @pytest.fixture(scope="module")
