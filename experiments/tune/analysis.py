@@ -174,8 +174,15 @@ def max_wait_risk(race: Race, c: Candidate) -> dict:
     ours = race.values("test", c, race.test_weeks, "max_wait")
     theirs = race.values("test", base, race.test_weeks, "max_wait")
     worse = np.sum(ours > theirs)
+    ours_all, theirs_all = waits(race, c), waits(race, base)
     return {"largest_wait_s": float(np.nanmax(ours)), "baseline_largest_wait_s": float(np.nanmax(theirs)),
-            "weeks_max_wait_above_baseline": int(worse), "weeks": race.test_weeks}
+            "weeks_max_wait_above_baseline": int(worse), "weeks": race.test_weeks,
+            "p99_wait_s": _p99(ours_all), "baseline_p99_wait_s": _p99(theirs_all)}
+
+
+def _p99(values: np.ndarray) -> float:
+    """The 99th percentile of waits (the tail a mean hides), NaN without any."""
+    return float(np.quantile(values, 0.99)) if len(values) else math.nan
 
 
 def fairness(race: Race, c: Candidate) -> dict:

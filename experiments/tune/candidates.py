@@ -91,6 +91,48 @@ class Candidate:
         return SchedulerConfig.from_options(self.options)
 
 
+#: Queue orders in words (the others: their formula, ``bftune policies``).
+ORDER_WORDS = {
+    "FCFS": "in submission order", "LCFS": "latest submitted first",
+    "SPF": "shortest requested time first", "LPF": "longest requested time first",
+    "SQF": "fewest requested processors first", "LQF": "most requested processors first",
+    "LEXP": "largest expansion factor first ((wait + requested time) / requested time)",
+    "SEXP": "smallest expansion factor first", "SAF": "smallest area first (requested time x processors)",
+    "LAF": "largest area first (requested time x processors)",
+    "SRF": "smallest ratio of requested time to processors first",
+    "LRF": "largest ratio of requested time to processors first",
+    "WFP3": "WFP3 first (long waits grow fast, weighted by processors)",
+    "UNICEF": "UNICEF first (short and small jobs that waited long)",
+}
+
+
+#: Families other than queue-order pairs, in words.
+FAMILY_WORDS = {
+    "selectors": "EASY backfilling whose queue order is chosen again every day, among 12 orders, by an online "
+                 "selector ({label}).",
+    "pv-easy": "EASY backfilling planned with runtime predictions (the last runtime of the user's jobs) "
+               "({label}); PV-EASY also kills and requeues jobs that would delay the first waiting one.",
+    "classifier": "Small jobs first: an online random forest predicts whether each job is small, and those "
+                  "go ahead of the others ({label}).",
+}
+
+
+def sentence(c: Candidate) -> str:
+    """The candidate in words, beside its label (``EASY-SQF-SPF 20h`` is not self-explaining)."""
+    if c.family in FAMILY_WORDS:
+        return FAMILY_WORDS[c.family].format(label=c.label)
+    options = normalised(c.options)
+    primary = options.get("policy", "FCFS")
+    backfill = options.get("backfill_policy", primary)
+    threshold = options.get("threshold", "inf")
+    text = f"EASY backfilling; the queue {ORDER_WORDS.get(primary, primary)}"
+    text += (", and backfilling tries the waiting jobs in the same order" if backfill == primary else
+             f", and backfilling tries the waiting jobs {ORDER_WORDS.get(backfill, backfill)}")
+    if threshold not in ("inf", "none"):
+        text += f"; a job waiting longer than {threshold} goes to the head of the queue"
+    return text + "."
+
+
 def complexity(c: Candidate) -> tuple[int, str]:
     """How much a candidate changes from EASY-FCFS, for choosing among candidates the numbers cannot tell apart.
 

@@ -28,7 +28,7 @@ from bftune import __version__
 from bftune.experiments.runs.summary import jsonable
 from bftune.experiments.tune import analysis, forms
 from bftune.experiments.tune.budget import _fmt
-from bftune.experiments.tune.candidates import normalised
+from bftune.experiments.tune.candidates import normalised, sentence
 from bftune.experiments.tune.engine import Race
 from bftune.experiments.tune.stats import ALPHA, LEVEL, RECOMMENDATION_RESAMPLES
 from bftune.experiments.tune.weeks import METRICS, OBJECTIVES
@@ -54,7 +54,8 @@ def recommendation_record(race: Race, rows: list[dict], rec: dict) -> dict:
     data = dict(race.data)
     data.pop("read_s", None)
     return {
-        "configuration": normalised(c.options), "label": c.label, "family": c.family, "requires": c.requires,
+        "configuration": normalised(c.options), "label": c.label, "in_words": sentence(c), "family": c.family,
+        "requires": c.requires,
         "keep_easy_fcfs": rec["keep_baseline"], "why": rec["why"],
         "replay": _replay_summary(data.get("replay")),
         "later_period": rec.get("validation"),
@@ -184,7 +185,7 @@ def summary_text(race: Race, rows: list[dict], rec: dict, record: dict) -> str:
     """What the command prints: the recommendation, its gain and risks, the top of the ranking, the files."""
     s = race.settings
     c = rec["candidate"]
-    lines = [f"recommendation: {c.label}  ({rec['why']})"]
+    lines = [f"recommendation: {c.label}  ({rec['why']})", f"  in words: {sentence(c)}"]
     if not rec["keep_baseline"]:
         lo, hi = record["interval"]
         risk = record["risk"]
@@ -192,7 +193,9 @@ def summary_text(race: Race, rows: list[dict], rec: dict, record: dict) -> str:
                      f"[{100 * lo:.1f}, {100 * hi:.1f}] ({LEVEL:.0%} paired bootstrap over {race.test_weeks} weeks)")
         lines.append(f"  MaxWait vs EASY-FCFS: mean ratio {risk['max_wait_ratio']:.2f}, largest wait "
                      f"{risk.get('largest_wait_s', float('nan')) / 3600:.1f} h (EASY-FCFS "
-                     f"{risk.get('baseline_largest_wait_s', float('nan')) / 3600:.1f} h)")
+                     f"{risk.get('baseline_largest_wait_s', float('nan')) / 3600:.1f} h), 99th percentile "
+                     f"{risk.get('p99_wait_s', float('nan')) / 3600:.1f} h "
+                     f"(EASY-FCFS {risk.get('baseline_p99_wait_s', float('nan')) / 3600:.1f} h)")
         if "jobs_waiting_1h_longer" in risk:
             lines.append(f"  fairness: {100 * risk['jobs_waiting_1h_longer']:.1f} % of jobs wait 1 h longer "
                          f"({100 * risk['jobs_waiting_1h_shorter']:.1f} % 1 h shorter); "

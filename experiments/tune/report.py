@@ -16,7 +16,7 @@ import math
 
 from bftune.experiments.tune import forms, plots
 from bftune.experiments.tune.budget import _fmt
-from bftune.experiments.tune.candidates import REQUIRES
+from bftune.experiments.tune.candidates import REQUIRES, sentence
 from bftune.experiments.tune.engine import Race
 from bftune.experiments.tune.analysis import reason_text
 from bftune.experiments.tune.stats import ALPHA, LEVEL, RANKING_RESAMPLES, RECOMMENDATION_RESAMPLES
@@ -146,7 +146,7 @@ def _recommendation(race: Race, rec: dict, record: dict) -> str:
     s = race.settings
     c = rec["candidate"]
     out = ["<h2>Recommendation</h2><div class=\"box\">", f"<p class=\"big\">{_e(c.label)}</p>",
-           f"<p>{_e(rec['why'])}.</p>", _later(rec, s.objective)]
+           f"<p><i>{_e(sentence(c))}</i></p>", f"<p>{_e(rec['why'])}.</p>", _later(rec, s.objective)]
     if rec["keep_baseline"]:
         out.append("</div>")
         return "\n".join(out)
@@ -162,6 +162,8 @@ def _recommendation(race: Race, rec: dict, record: dict) -> str:
             ("worst week's MaxWait ratio", f"{risk['worst_week_max_wait_ratio']:.2f}"),
             ("largest wait of all testing weeks", f"{risk['largest_wait_s'] / 3600:.1f} h (EASY-FCFS "
                                                   f"{risk['baseline_largest_wait_s'] / 3600:.1f} h)"),
+            ("99th percentile of waits, testing weeks", f"{risk['p99_wait_s'] / 3600:.1f} h (EASY-FCFS "
+                                                        f"{risk['baseline_p99_wait_s'] / 3600:.1f} h)"),
             ("weeks whose MaxWait is above EASY-FCFS's", f"{risk['weeks_max_wait_above_baseline']} of {risk['weeks']}")]
     if "jobs_waiting_1h_longer" in risk:
         worst = risk.get("worst_user")
@@ -209,9 +211,11 @@ def _ranking(race: Race, rows: list[dict]) -> str:
            "<table><tr><th>#</th><th>candidate</th><th>family</th><th class=n>training gain</th><th>interval</th>"
            "<th class=n>weeks</th><th class=n>MaxWait ratio</th><th class=n>testing gain</th><th>interval</th>"
            "<th>why here</th></tr>"]
+    by_key = race.by_key()
     for row in rows:
+        words = _e(sentence(by_key[row["key"]]))
         out.append(
-            f"<tr><td class=n>{row['rank']}</td><td>{_e(row['label'])}</td><td>{_e(row['family'])}</td>"
+            f"<tr><td class=n>{row['rank']}</td><td title=\"{words}\">{_e(row['label'])}</td><td>{_e(row['family'])}</td>"
             f"<td class=n>{_pct(row.get('train_gain'))}</td><td>{_interval(row.get('train_interval'))}</td>"
             f"<td class=n>{row['train_weeks']}</td><td class=n>{_num(row.get('train_max_wait_ratio'))}</td>"
             f"<td class=n>{_pct(row.get('test_gain'))}</td><td>{_interval(row.get('test_interval'))}</td>"

@@ -126,3 +126,15 @@ def test_the_data_line_comes_first_on_the_terminal(tmp_path, capsys):
     assert main(["tune", "--trace", log, *TUNE, "--out", str(tmp_path / "o")]) == 0
     err = capsys.readouterr().err.splitlines()
     assert err[1].startswith("data: 3,334 jobs kept of 4,000 records (83%)") and "walltime_le_0 666" in err[1]
+
+
+def test_every_candidate_is_said_in_words():
+    from bftune.experiments.tune.candidates import sentence
+
+    assert sentence(_pair("SQF", "SPF", "20h")) == (
+        "EASY backfilling; the queue fewest requested processors first, and backfilling tries the waiting jobs "
+        "shortest requested time first; a job waiting longer than 20h goes to the head of the queue.")
+    assert sentence(baselines(build(("pairs",)))[0]) == (
+        "EASY backfilling; the queue in submission order, and backfilling tries the waiting jobs in the same order.")
+    for c in build(("pairs", "selectors", "pv-easy", "classifier")):
+        assert sentence(c).endswith(".") and len(sentence(c)) > 40

@@ -47,6 +47,8 @@ def test_the_recommendation_and_every_form_of_it(quick, capsys):
     lo, hi = rec["interval"]
     assert lo <= rec["gain"] <= hi
     assert 0 <= rec["risk"]["jobs_waiting_1h_longer"] <= 1 and rec["risk"]["max_wait_ratio"] > 0
+    assert 0 <= rec["risk"]["p99_wait_s"] <= rec["risk"]["largest_wait_s"]  # the tail on the first screen
+    assert rec["in_words"].startswith("EASY backfilling; the queue")
     config = SchedulerConfig.from_options(rec["configuration"])  # option-table names, as -o takes them
     assert json.loads((quick / "pybatsim_options.json").read_text()) == rec["configuration"]
     flags = shlex.split((quick / "simulate_flags.txt").read_text())
