@@ -50,7 +50,8 @@ def dump_reading(**values: object) -> DumpReading:
         if value is None:
             continue
         if key == "partitions":
-            value = tuple(part.strip() for part in (value.split(",") if isinstance(value, str) else value))
+            names = value.split(",") if isinstance(value, str) else list(value)  # type: ignore[call-overload]
+            value = tuple(str(part).strip() for part in names)
         pairs.append((key, value))
     return tuple(pairs)
 
@@ -63,24 +64,57 @@ def read_workload(path: str | os.PathLike[str], *, cleaning: str | None = None, 
                   overrun_grace: int | None = None) -> Trace:
     """The jobs of a workload file, cleaned, with their cleaning counts.
 
-    A Slurm accounting dump (``sacct --parsable2``, recognised by its header
-    line, :mod:`bftune.workloads.slurm`) is read with ``timezone``, the zone
-    of its local times (default UTC); ``inform`` receives its notes (the
-    machine size it took, for one).
+    The file's kind is told by its content: an SWF trace (``.swf``, ``.swf.gz``), a Batsim workload
+    (JSON) or a Slurm accounting dump (``sacct --parsable2``, recognised by its header line,
+    :mod:`bftune.workloads.slurm`), read as ``bftune simulate --trace`` reads it.
 
-    ``cleaning``: which SWF records become jobs (default ``drop-overruns``; ``spec``, its former name, is accepted); a Batsim
-    workload is already converted, so only the default applies to it.
-    ``lenient``: skip and count malformed lines (SWF) or jobs (JSON) instead
-    of failing.  ``walltime_from_runtime``: a job without a requested time
-    gets its runtime as walltime (counted in the cleaning).  ``procs``: the
-    machine size m instead of the file's (SWF ``MaxProcs``, JSON ``nb_res``);
-    a job larger than m is dropped and counted (``procs_gt_machine``).
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The workload file.
+    cleaning : str, optional
+        Which SWF records become jobs (default ``drop-overruns``; ``spec``, its former name, is
+        accepted); a Batsim workload is already converted, so only the default applies to it.
+    lenient : bool, default False
+        Skip and count malformed lines (SWF) or jobs (JSON) instead of failing.
+    walltime_from_runtime : bool, default False
+        A job without a requested time gets its runtime as walltime (counted in the cleaning).
+    procs : int, optional
+        The machine size m instead of the file's (SWF ``MaxProcs``, JSON ``nb_res``); a job larger
+        than m is dropped and counted (``procs_gt_machine``).
+    timezone : str, optional
+        A Slurm dump's zone for its local times (an IANA name; default UTC).
+    inform : callable, optional
+        Receives a Slurm dump's notes (the machine size it took, for one).
+    sacct_format, sacct_delimiter : str, optional
+        Slurm dumps only: the columns and the delimiter of a dump without its header line
+        (``sacct_format`` given, the file is read as one).
+    partitions : sequence of str, optional
+        Slurm dumps only: the partitions whose jobs are kept.
+    cores_per_node : int, optional
+        Slurm dumps only: whole-node allocation (a job takes NNodes x C processors).
+    cluster : str, optional
+        Slurm dumps only: the cluster to read in a dump of several.
+    overrun_grace : int, optional
+        Slurm dumps only: the seconds a job may run past its limit and still be read as killed at it
+        (None: 300).
 
-    Slurm dumps only (:func:`~bftune.workloads.slurm.read_slurm`): ``sacct_format`` and ``sacct_delimiter``,
-    the columns and delimiter of a dump without its header line (``sacct_format`` given, the file is read as
-    one); ``partitions``, the partitions whose jobs are kept; ``cores_per_node``, whole-node allocation (a job
-    takes NNodes x C processors); ``cluster``, the cluster to read in a dump of several; ``overrun_grace``,
-    the seconds a job may run past its limit and still be read as killed at it (None: 300).
+    Returns
+    -------
+    Trace
+        The jobs, sorted, with the cleaning counts (``trace.cleaning``) and the file's clock.
+
+    Raises
+    ------
+    WorkloadError
+        No such file, an unknown cleaning, a malformed line (named by file and line), or an option
+        that does not apply to this kind of file.
+
+    Examples
+    --------
+    >>> trace = read_workload("KTH-SP2-1996-2.1-cln.swf.gz")  # doctest: +SKIP
+    >>> trace  # doctest: +SKIP
+    <Trace 'KTH-SP2-1996-2.1-cln': 27,992 jobs, m=100, span 332.9 days>
     """
     p = Path(path)
     if not p.exists():

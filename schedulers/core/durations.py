@@ -38,8 +38,8 @@ def parse_duration(text: str | float | int | None, what: str = "duration", allow
         try:
             value = float(text)
         except OverflowError:  # an int past the largest float (10**400)
-            raise DurationError(f"{what}: {len(str(text)) if text.bit_length() < 14_000 else 'thousands of'}"
-                                f" digits is not a duration") from None
+            digits = len(str(text)) if isinstance(text, int) and text.bit_length() < 14_000 else "thousands of"
+            raise DurationError(f"{what}: {digits} digits is not a duration") from None
         if math.isinf(value) and value > 0 and allow_infinite:
             return value
         if not math.isfinite(value):
