@@ -18,7 +18,7 @@ import sys
 
 from bftune import __version__
 from bftune.experiments.cli import (accelerate, batsim, campaign, compare, convert, demo, download, learn_index,
-                                    options, policies, replay, reproduce, resample, simulate, tune)
+                                    options, plot, policies, replay, reproduce, resample, simulate, tune)
 from bftune.experiments.cli.common import (OneLineParser, Parents, UsageError, apply_preset_defaults,
                                            check_arguments, config_from_args)
 from bftune.experiments.runs.presets import add_presets
@@ -34,7 +34,7 @@ from bftune.workloads.errors import WorkloadError
 __all__ = ["build_parser", "check_arguments", "config_from_args", "entry", "main"]
 
 #: The command modules, in the order of ``bftune --help``.
-COMMANDS = (demo, simulate, replay, convert, resample, download, policies, options, batsim, compare, campaign,
+COMMANDS = (demo, simulate, replay, convert, resample, download, policies, options, batsim, compare, plot, campaign,
             learn_index, reproduce, tune, accelerate)
 
 
@@ -94,7 +94,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 #: Commands that start no thread or process of their own: they may skip interpreter teardown.
-_SELF_CONTAINED = {"demo", "simulate", "convert", "resample", "download", "policies", "options"}
+_SELF_CONTAINED = {"demo", "simulate", "replay", "plot", "convert", "resample", "download", "policies", "options"}
 
 
 def entry() -> None:

@@ -106,6 +106,7 @@ EMPTY_DESTINATION = {
     "learn-index": (["learn-index", "--source", "synthetic", "--windows", "1", "--trials", "2"], "--out"),
     "reproduce": (["reproduce", "000"], "--out"),
     "tune": (["tune", *MISSING], "--out"),
+    "plot": (["plot", "missing-run"], "--out"),
 }
 
 
