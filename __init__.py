@@ -14,7 +14,7 @@ Batsim platform generator and ``bftune.experiments`` the CLI and campaigns.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 #: The version, defined here only (pyproject.toml reads it).
 __version__ = "0.1.0"
@@ -27,16 +27,22 @@ _compiled.install()
 
 #: The public API, imported on first use: the command line imports this package at every start, and the
 #: API needs pandas, which would cost every command (``bftune simulate`` included) its import time.
-__all__ = ["CampaignRun", "Comparison", "ConfigError", "OPTIONS", "Result", "SchedulerConfig", "Trace",
-           "WorkloadError", "compare", "policies", "read_workload", "run_campaign", "simulate", "synthetic"]
+__all__ = ["CampaignError", "CampaignRun", "Comparison", "ConfigError", "OPTIONS", "Result", "SchedulerConfig",
+           "Trace", "WorkloadError", "compare", "policies", "read_workload", "run_campaign", "simulate", "synthetic"]
 
+if TYPE_CHECKING:
+    # What type checkers read (py.typed ships with the package): every name of __all__ with its real type.
+    # At run time nothing here is imported; ``__getattr__`` below imports the API on first use, and is
+    # hidden from type checkers so that ``bftune.simulat`` is an error to them, not ``Any``.
+    from bftune.api import (OPTIONS, CampaignError, CampaignRun, Comparison, ConfigError, Result, SchedulerConfig,
+                            Trace, WorkloadError, compare, policies, read_workload, run_campaign, simulate, synthetic)
+else:
+    def __getattr__(name: str) -> object:
+        if name in __all__:
+            from bftune import api
 
-def __getattr__(name: str) -> Any:
-    if name in __all__:
-        from bftune import api
-
-        return getattr(api, name)
-    raise AttributeError(f"module 'bftune' has no attribute {name!r}")
+            return getattr(api, name)
+        raise AttributeError(f"module 'bftune' has no attribute {name!r}")
 
 
 def __dir__() -> list[str]:

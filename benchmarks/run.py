@@ -38,6 +38,8 @@ BENCHMARKS = {
                       "Batsim's own time, counted in a finished classifier run (give the run and Batsim's "
                       "measured time after --)",
     "tune": "wall and CPU time of `bftune tune` on a synthetic log as users run it (fresh process)",
+    "tune_coverage": "how often `bftune tune`'s later-period and testing-half intervals hold the gain realized on "
+                     "the later part of each archive trace (tune on the first 60 %; several minutes per trace)",
     "tune_vs_campaign": "`bftune tune`'s recommendation against a finished offline campaign on the same trace "
                         "(give the two output directories after --)",
     "trials": "trials per second of `bftune learn-index`'s trial kernel in one process (numpy; cupy or torch "

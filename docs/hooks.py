@@ -58,22 +58,53 @@ _api_paths: list[str] = []
 # --- events -------------------------------------------------------------------------------------
 
 
+#: Folders of the repository that are not modules of the package (as setup.py leaves them out of the wheel).
+NOT_PACKAGE = {"tests", "benchmarks", "docs", "build", "dist", "site", "__pycache__"}
+
+
 @event_priority(100)  # before mkdocstrings reads its handlers' configuration
 def on_config(config):
     """Let mkdocstrings find the package: the repository root *is* ``bftune``, under another name.
 
-    Griffe looks for a folder called ``bftune``; a temporary folder holding a link of that name to the
-    repository root gives it one, whatever the checkout is called and however bftune is installed.
+    Griffe looks for a folder called ``bftune``: a temporary one mirrors the package's modules
+    (:func:`mirror_package`), whatever the checkout is called and however bftune is installed.
     """
     if not _api_paths:
         folder = tempfile.mkdtemp(prefix="bftune-docs-")
-        os.symlink(ROOT, os.path.join(folder, "bftune"))
+        mirror_package(Path(folder) / "bftune")
         _api_paths.append(folder)
     plugin = config.plugins.get("mkdocstrings")
     if plugin is not None:
         python = plugin.config.handlers.setdefault("python", {})
         python["paths"] = [*python.get("paths", []), *_api_paths]
     return config
+
+
+def mirror_package(target: Path) -> None:
+    """``target``: the package's modules as links, with what Griffe needs to read the API as Python does.
+
+    Two things differ from the repository.  Its sub-folders are namespace packages (no ``__init__.py``:
+    docs/developer/packaging.md says why), which Griffe does not load inside a regular package, so the
+    names ``bftune.api`` re-exports (``Trace``, ``SchedulerConfig``...) could not be resolved and went
+    undocumented; each folder gets an empty ``__init__.py`` here.  And ``simulate``'s docstring lists the
+    scheduler options from the option table when ``bftune.api`` is imported (what ``help()`` shows), which
+    Griffe, reading the source, does not run: ``api.py`` is written here with that list in place.
+    """
+    from bftune import api
+
+    for folder, dirs, files in os.walk(ROOT):
+        dirs[:] = sorted(d for d in dirs if not d.startswith((".", "_")) and d not in NOT_PACKAGE
+                         and "egg-info" not in d and not (folder == str(ROOT) and d in NOT_PACKAGE))
+        here = target / Path(folder).relative_to(ROOT)
+        here.mkdir(parents=True, exist_ok=True)
+        for name in files:
+            if name.endswith((".py", ".pyi")) and not (folder == str(ROOT) and name == "setup.py"):
+                os.symlink(Path(folder) / name, here / name)
+        if not (here / "__init__.py").exists():
+            (here / "__init__.py").write_text("")
+    (target / "api.py").unlink()
+    source = (ROOT / "api.py").read_text()
+    (target / "api.py").write_text(source.replace("    <options>\n", api.option_parameters()))
 
 
 def on_shutdown() -> None:
@@ -101,6 +132,46 @@ def on_page_markdown(markdown: str, page, config, files) -> str:
         if match.group(1) == "checked":
             check_table(markdown, match, page_path)
     return markdown
+
+
+#: A Sphinx role as the docstrings write it (``:class:`Trace```), once Markdown has made its target code.
+ROLE = re.compile(r":(?:class|func|meth|attr|data|exc|mod|obj):<code>~?([\w.]+)</code>")
+ANCHOR = re.compile(r'\bid="(bftune\.[\w.]+)"')
+
+
+def on_page_content(html: str, page, config, files) -> str:
+    """Resolve the docstrings' Sphinx roles on the page mkdocstrings renders them on (:func:`resolve_roles`)."""
+    return resolve_roles(html) if ROLE.search(html) else html
+
+
+def resolve_roles(html: str) -> str:
+    """``:class:`Trace``` -> a link to the object's entry on the page; a role to nothing there -> its name.
+
+    The docstrings keep Sphinx's roles (what ``help()`` readers and the code's other docstrings use);
+    mkdocstrings leaves them as text.  A role links to the entry whose path is its target, or ends with
+    it (``to_dict`` inside SchedulerConfig's docstring: the one entry ending ``.to_dict``), or to the
+    entry of the object the target belongs to (``Result.jobs``, a field listed in Result's entry); a
+    target documented elsewhere (an internal module) is shown as its last name, in code.
+    """
+    anchors = set(ANCHOR.findall(html))
+
+    def anchor(target: str) -> str | None:
+        while target:
+            exact = [a for a in (target, f"bftune.api.{target}") if a in anchors]
+            ending = sorted(a for a in anchors if a.endswith(f".{target}"))
+            if exact or len(ending) == 1:
+                return (exact or ending)[0]
+            target = target.rpartition(".")[0] if "." in target and not target.startswith("bftune.") else ""
+        return None
+
+    def link(match: re.Match[str]) -> str:
+        target = match.group(1)
+        found = anchor(target) or anchor(target.rpartition(".")[2])
+        shown = target.rpartition(".")[2] if match.group(0).count("~") or target.startswith("bftune.") else target
+        code = f"<code>{shown}</code>"
+        return f'<a class="autorefs autorefs-internal" href="#{found}">{code}</a>' if found else code
+
+    return ROLE.sub(link, html)
 
 
 # --- generated text -----------------------------------------------------------------------------
@@ -278,8 +349,17 @@ def selectors_text() -> str:
 
 
 def api_text() -> str:
-    """The Python API page's body: mkdocstrings renders ``bftune.api`` from its docstrings."""
-    return "::: bftune.api"
+    """The Python API page's body: mkdocstrings renders ``bftune.api`` and every name it exports."""
+    from bftune import api
+
+    members = "\n".join(f"        - {name}" for name in api.__all__)
+    return f"""::: bftune.api
+    options:
+      heading_level: 3
+      docstring_style: numpy
+      members:
+{members}
+"""
 
 
 GENERATED = {

@@ -37,15 +37,22 @@ too.  A running job past its prediction is expected to run to its walltime
 Predictions are made once, at submission (a rerun is predicted again, with
 what has been learnt since): waiting jobs keep their estimate, which the
 queue's sorted indexes rely on.
+
+A user's own predictor is named by its import path (``mymod:MyPredictor``) or,
+from an installed package, by an entry point of ``bftune.predictors``
+(:mod:`bftune.schedulers.core.plugins`): a :class:`PredictorFactory`, called
+with the run's seed for a fresh :class:`Predictor` per run.
 """
 
 from __future__ import annotations
 
 import math
+import inspect
 from dataclasses import dataclass
-from typing import Callable, Protocol
+from typing import Callable, Protocol, cast
 
 from bftune.learning.registry import Registry
+from bftune.schedulers.core import plugins
 
 #: Smallest planning estimate: policies divide by p~, and a 0 s plan says nothing.
 MIN_PREDICTION = 1.0
@@ -85,6 +92,13 @@ class Predictor(Protocol):
     def observe(self, seq: int, user: int, runtime: float, walltime: float, now: float) -> None: ...
 
     def report(self) -> dict: ...
+
+
+class PredictorFactory(Protocol):
+    """A user's predictor (``predictor = "mymod:MyPredictor"``): called with the run's seed, returns a fresh
+    :class:`Predictor` (a class whose ``__init__`` takes the seed is one).  Every run gets its own."""
+
+    def __call__(self, seed: int, /) -> Predictor: ...
 
 
 class WalltimePredictor:
@@ -318,14 +332,14 @@ PREDICTORS: tuple[str, ...] = tuple(kind.spelling for kind in PREDICTOR_KINDS.va
 
 
 def parse_predictor(text: str) -> str:
-    """Normalise a predictor spelling (``Last``, ``virtual:0.20``) or raise PredictorError."""
+    """Normalise a predictor spelling (``Last``, ``virtual:0.20``, ``mymod:MyPredictor``) or raise PredictorError."""
     choices = " | ".join(kind.spelling for kind in PREDICTOR_KINDS.values())
     if not isinstance(text, str) or not text.strip():
         raise PredictorError(f"expected a predictor ({choices}), got {text!r}")
     name, sep, arg = text.strip().lower().partition(":")
     kind = PREDICTOR_KINDS.get(name)
     if kind is None:
-        raise PredictorError(f"unknown predictor {text!r}; choose one of {choices}")
+        return _user_predictor(text.strip(), choices)[0]
     if kind.check is None:
         if sep:
             raise PredictorError(f"predictor {name} takes no parameter, got {text!r}")
@@ -335,5 +349,55 @@ def parse_predictor(text: str) -> str:
 
 def make_predictor(spec: str, seed: int = 0) -> Predictor:
     """A fresh predictor from a (normalised or not) spelling."""
-    name, _, parameter = parse_predictor(spec).partition(":")
-    return PREDICTOR_KINDS[name].build(parameter, seed)
+    spelling = parse_predictor(spec)
+    name, _, parameter = spelling.partition(":")
+    kind = PREDICTOR_KINDS.get(name)
+    if kind is None:
+        return _user_predictor(spelling, "")[1](seed)
+    return kind.build(parameter, seed)
+
+
+#: The members a predictor has (:class:`Predictor`): a user's is checked for them when it is found.
+MEMBERS = ("name", "clairvoyant", "predict", "observe", "report")
+
+#: Users' predictors found so far: spelling -> (its normal spelling, its factory).
+_imported: dict[str, tuple[str, PredictorFactory]] = plugins.cache()
+
+
+def _user_predictor(text: str, choices: str) -> tuple[str, PredictorFactory]:
+    """A user's predictor by import path or entry point, checked by making one (seed 0) once per process."""
+    found = _imported.get(text)
+    if found is not None:
+        return found
+    try:
+        if plugins.is_import_path(text):
+            spelling, factory = text, plugins.load(text)
+        else:
+            entry = plugins.from_entry_point("predictor", text, PREDICTOR_KINDS)
+            if entry is None:
+                installed = "".join(f" | {n}" for n in plugins.installed("predictor", PREDICTOR_KINDS))
+                raise PredictorError(f"unknown predictor {text!r}; choose one of {choices}{installed}, or your "
+                                     f"own: {plugins.FORMS} (docs: guides/plugins.md)")
+            spelling, factory = entry
+    except plugins.PluginError as exc:
+        raise PredictorError(str(exc)) from None
+    if not callable(factory):
+        raise PredictorError(f"{spelling}: {factory!r:.40} is not a predictor factory: give a class or a function "
+                             "called with the run's seed that returns a predictor")
+    try:
+        inspect.signature(factory).bind(0)
+    except TypeError:
+        raise PredictorError(f"{spelling}: a predictor factory is called with the run's seed, as "
+                             f"{getattr(factory, '__name__', 'it')}(seed); its signature does not allow it") from None
+    except ValueError:
+        pass  # no signature to read: making one says whether it fits
+    try:
+        sample = factory(0)
+    except Exception as exc:
+        raise PredictorError(f"{spelling}: making one (seed 0) raised {plugins.one_line(exc)}") from None
+    missing = [m for m in MEMBERS if not hasattr(sample, m)]
+    if missing:
+        raise PredictorError(f"{spelling}: what it makes has no {', '.join(missing)} (a predictor has "
+                             f"{', '.join(MEMBERS)}: see Predictor in bftune.learning.predictors)")
+    found = _imported[text] = _imported[spelling] = (spelling, cast(PredictorFactory, factory))
+    return found

@@ -8,15 +8,22 @@ is computed by ``bftune.schedulers.hooks.selection`` and handed in.
 
 All randomness comes from the numpy ``Generator`` passed in, drawn in a fixed
 order, so a seed reproduces every choice on both backends.
+
+A user's own selector is named by its import path (``mymod:make_selector``) or,
+from an installed package, by an entry point of ``bftune.selectors``
+(:mod:`bftune.schedulers.core.plugins`): a :class:`SelectorFactory`, the same
+call as a registered kind's ``build``.
 """
 
 from __future__ import annotations
 
+import inspect
 import math
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING, Callable, Protocol, cast
 
 from bftune.learning.registry import Registry
+from bftune.schedulers.core import plugins
 
 if TYPE_CHECKING:  # the generator is passed in; this module itself needs no numpy
     import numpy as np
@@ -160,6 +167,20 @@ class EpsilonGreedySelector(Selector):
         return {p: self._cost(p) for p in self.candidates}
 
 
+class SelectorFactory(Protocol):
+    """A user's selector (``selector = "mymod:make_selector"``): a fresh :class:`Selector` for one run.
+
+    Called as a registered kind's ``build`` is, with every setting a selector may use: the candidate
+    policies' names (the ``candidates`` option, in order), the fixed policy (``policy``), ``decay``,
+    ``epsilon`` and ``noise``; it takes the ones it needs.  Subclass :class:`Selector`: ``choose`` answers
+    a policy of ``candidates`` at each period, ``observe`` takes in the period that ended (its
+    ``simulated`` waits only with ``needs_simulation = True``).
+    """
+
+    def __call__(self, candidates: list[str], policy: str, decay: float, epsilon: float, noise: float, /
+                 ) -> Selector: ...
+
+
 @dataclass(frozen=True)
 class SelectorKind:
     """One selector as users name it (``--selector NAME``): how to build one, and what it does.
@@ -215,11 +236,71 @@ SELECTORS: tuple[str, ...] = tuple(SELECTOR_KINDS)
 
 def make_selector(kind: str, candidates: list[str], policy: str, decay: float = 1.0, epsilon: float = 0.1,
                   noise: float = 0.2) -> Selector:
-    """Build a selector by name (the CLI's ``--selector``)."""
+    """Build a selector by name (the CLI's ``--selector``), a user's by import path or entry point."""
     entry = SELECTOR_KINDS.get(kind)
     if entry is None:
-        raise ValueError(f"unknown selector {kind!r}; choose one of {', '.join(SELECTOR_KINDS)}")
+        return _user_selector(kind)[1](list(candidates), policy, decay, epsilon, noise)
     return entry.build(candidates, policy, decay, epsilon, noise)
+
+
+class SelectorError(ValueError):
+    """An unknown selector or a user's that cannot be used; the message is one line."""
+
+
+def parse_selector(text: str) -> str:
+    """A selector's name: a registered one, or a user's (import path or entry point), checked once per process."""
+    if not isinstance(text, str) or not text.strip():
+        raise SelectorError(f"expected a selector ({' | '.join(SELECTOR_KINDS)}) or your own, {plugins.FORMS}; "
+                            f"got {text!r}")
+    return text.strip() if text.strip() in SELECTOR_KINDS else _user_selector(text.strip())[0]
+
+
+#: What a user's selector is tried with when it is found (a wrong signature is then one line, before any run).
+_SAMPLE = (["FCFS", "SPF"], "FCFS", 1.0, 0.1, 0.2)
+#: The members the selection hook uses.
+MEMBERS = ("name", "candidates", "needs_simulation", "choose", "observe", "costs")
+
+#: Users' selectors found so far: spelling -> (its normal spelling, its factory).
+_imported: dict[str, tuple[str, SelectorFactory]] = plugins.cache()
+
+
+def _user_selector(text: str) -> tuple[str, SelectorFactory]:
+    found = _imported.get(text)
+    if found is not None:
+        return found
+    try:
+        if plugins.is_import_path(text):
+            spelling, factory = text, plugins.load(text)
+        else:
+            entry = plugins.from_entry_point("selector", text, SELECTOR_KINDS, str)
+            if entry is None:
+                known = [*SELECTOR_KINDS, *plugins.installed("selector", SELECTOR_KINDS, str)]
+                raise SelectorError(f"unknown selector {text!r}; choose one of {', '.join(known)}, or your own: "
+                                    f"{plugins.FORMS} (docs: guides/plugins.md)")
+            spelling, factory = entry
+    except plugins.PluginError as exc:
+        raise SelectorError(str(exc)) from None
+    if not callable(factory):
+        raise SelectorError(f"{spelling}: {factory!r:.40} is not a selector factory: give a function "
+                            "(candidates, policy, decay, epsilon, noise) -> a Selector")
+    try:
+        inspect.signature(factory).bind(*_SAMPLE)
+    except TypeError:
+        raise SelectorError(f"{spelling}: a selector factory is called as {getattr(factory, '__name__', 'it')}"
+                            "(candidates, policy, decay, epsilon, noise); its signature does not allow it") from None
+    except ValueError:
+        pass  # no signature to read: making one says whether it fits
+    try:
+        sample = factory(list(_SAMPLE[0]), *_SAMPLE[1:])
+    except Exception as exc:
+        raise SelectorError(f"{spelling}: making one for candidates FCFS, SPF raised {plugins.one_line(exc)}"
+                            ) from None
+    missing = [m for m in MEMBERS if not hasattr(sample, m)]
+    if missing:
+        raise SelectorError(f"{spelling}: what it makes has no {', '.join(missing)}: subclass Selector "
+                            "(bftune.learning.selectors)")
+    found = _imported[text] = _imported[spelling] = (spelling, cast(SelectorFactory, factory))
+    return found
 
 
 def finite(x: float) -> float:

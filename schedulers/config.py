@@ -47,6 +47,25 @@ class SchedulerConfig(Mapping[str, Any]):
     every parser returns it); :meth:`to_dict` gives the options that mean
     something, as a user would write them.  A configuration never changes:
     :meth:`replace` makes another.
+
+    Parameters
+    ----------
+    **options
+        Options of the option table (:data:`~bftune.schedulers.options.OPTIONS`, ``bftune options``)
+        by name or alias, with what a user writes as values.
+
+    Raises
+    ------
+    ConfigError
+        An unknown option, a bad value or an unmet requirement, in one line naming the option.
+
+    Examples
+    --------
+    >>> config = SchedulerConfig(policy="SAF", threshold="40h")
+    >>> config.threshold, config.describe()
+    (144000.0, 'EASY(SAF+threshold(40h))')
+    >>> config.replace(policy="SPF").to_dict()["policy"]
+    'SPF'
     """
 
     __slots__ = ("_values",)
@@ -104,21 +123,63 @@ class SchedulerConfig(Mapping[str, Any]):
             spec.check(self._values)
 
     @classmethod
-    def from_options(cls, options: dict, where: Callable[[str], str] = str) -> "SchedulerConfig":
+    def from_options(cls, options: dict, where: Callable[[str], str] = str, *,
+                     flag_names: bool = False) -> "SchedulerConfig":
         """Build from user-facing options (strings allowed: "40h", "SAF"); see the option table.
 
-        ``where(name)`` names an option in errors the way the user wrote it (``--threshold``).
+        Parameters
+        ----------
+        options : dict
+            Option name (or alias) to value, as ``-o`` and campaign files give them.
+        where : callable, default str
+            Names an option in errors the way the user wrote it (``--threshold``).
+        flag_names : bool, default False
+            Say a requirement with the command line's flags (``needs --selector``) rather than with
+            option names (``needs selector``): for the command line alone.
+
+        Returns
+        -------
+        SchedulerConfig
+            The configuration.
+
+        Raises
+        ------
+        ConfigError
+            As the constructor.
         """
-        return cls(**parse_options(options, where))
+        return cls(**parse_options(options, where, flag_names=flag_names))
 
     def replace(self, **changes: Any) -> "SchedulerConfig":
-        """Another configuration: these options changed, the others kept."""
+        """Another configuration: these options changed, the others kept.
+
+        Parameters
+        ----------
+        **changes
+            Options to change, as for the constructor.
+
+        Returns
+        -------
+        SchedulerConfig
+            The other configuration (this one never changes).
+
+        Raises
+        ------
+        ConfigError
+            As the constructor.
+        """
         values = {name: value for name, value in self._values.items() if value != OPTIONS[name].default}
         values.update(changes)
         return SchedulerConfig(**values)
 
-    def to_dict(self) -> dict:
-        """The options that mean something for this configuration, as a user would write them."""
+    def to_dict(self) -> dict[str, Any]:
+        """The options that mean something for this configuration, as a user would write them.
+
+        Returns
+        -------
+        dict
+            Option name to value (``"40h"``, not seconds), plus ``algorithm``, the configuration in words:
+            what summary.json's ``config`` holds.
+        """
         d = {name: OPTIONS[name].shown(value) for name, value in self._values.items() if applies(name, self._values)}
         d["algorithm"] = self.describe()
         return d

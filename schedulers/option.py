@@ -33,11 +33,29 @@ from bftune.schedulers.core.policies import UnknownPolicyError, get_policy
 
 
 class ConfigError(ValueError):
-    """An invalid scheduler option; the message names the option.
+    """An invalid scheduler option; the message names the option, in one line.
 
     A rule between options also says which option it blames (``option``) and
     why without the name (``reason``), so that a campaign can name its own key
     for it instead of restating the rule.
+
+    Parameters
+    ----------
+    message : str
+        The line a user reads (``threshold: cannot read '4x': ...``).
+    option : str, optional
+        The option a rule between options blames.
+    reason : str, optional
+        The rule, without the option's name (default: ``message``).
+
+    Examples
+    --------
+    >>> from bftune.schedulers.config import SchedulerConfig
+    >>> try:
+    ...     SchedulerConfig(epsilon=0.2)
+    ... except ConfigError as error:
+    ...     print(error, "|", error.option, "|", error.reason)
+    epsilon needs selector | epsilon | needs selector
     """
 
     def __init__(self, message: str, option: str | None = None, reason: str | None = None) -> None:
@@ -73,6 +91,9 @@ class Option:
     ``cli_value`` (``--no-backfilling`` stores False).  ``aliases`` are other
     accepted spellings of the name (``primary`` for ``policy``).  A
     ``duration`` option holds seconds and is shown as a duration (``40h``).
+    ``plugins`` names the kind of unit (``selector``...) when the option also
+    takes a user's own by import path or entry point (docs/guides/plugins.md):
+    ``choices`` are then the built-in ones, not all that is accepted.
     """
 
     name: str
@@ -87,6 +108,7 @@ class Option:
     aliases: tuple[str, ...] = ()
     requires: tuple[Requirement, ...] = ()
     duration: bool = False
+    plugins: str = ""
 
     def needs(self) -> str:
         """The requirements as an error or the docs say them: "--scheduler easy and backfilling"."""
@@ -97,6 +119,8 @@ class Option:
             return "-"
         if isinstance(self.default, bool):
             return "true" if self.default else "false"
+        if isinstance(self.default, (list, tuple)) and not self.default:
+            return "-"
         if isinstance(self.default, (list, tuple)):
             return ",".join(self.default) if len(self.default) <= 4 else f"the {len(self.default)} default candidates"
         return str(self.shown(self.default))
@@ -112,8 +136,10 @@ class Option:
 
 
 def policy_name(value: Any, where: str) -> str:
+    """A policy's name in the registry's spelling, or a user's policy by import path or entry point."""
     if not isinstance(value, str) or not value.strip():
-        raise ConfigError(f"{where}: expected a policy name, got {value!r}; see `bftune policies`")
+        raise ConfigError(f"{where}: expected a policy name (see `bftune policies`) or your own, "
+                          f"MODULE:NAME, got {value!r}")
     try:
         return get_policy(value).name
     except UnknownPolicyError as exc:

@@ -18,6 +18,7 @@ options next to its code, and nothing here names it.
 from __future__ import annotations
 
 import math
+import re
 from typing import Callable
 
 from bftune.schedulers.core.easy import RESERVATION_MODELS
@@ -28,8 +29,8 @@ from bftune.schedulers.option import (BACKFILLING, EASY, ConfigError, Option, Pa
                                       duration, integer, optional, policy_name)
 from bftune.workloads.limits import MAX_SEED
 
-__all__ = ["ConfigError", "OPTIONS", "Option", "Parser", "applies", "canonical", "check_requirements", "duration",
-           "integer", "markdown_table", "parse_options"]
+__all__ = ["ConfigError", "OPTIONS", "Option", "Parser", "applies", "by_option_names", "canonical",
+           "check_requirements", "duration", "integer", "markdown_table", "parse_options"]
 
 #: The scheduling algorithms (``SchedulerConfig.build_algorithm`` builds each).
 SCHEDULERS = ("easy", "pv-easy")
@@ -53,10 +54,12 @@ CORE_OPTIONS = (
            "EASY backfilling or PV-EASY: shadow-load preemption and venture backfilling",
            "scheduler", cli="--scheduler", choices=SCHEDULERS),
     Option("policy", policy_name, "FCFS",
-           "queue order of both EASY queues (Pr), PV-EASY's priority; see `bftune policies`",
-           "scheduler", cli="--policy", metavar="POLICY", aliases=("primary",)),
+           "queue order of both EASY queues (Pr), PV-EASY's priority; see `bftune policies`; or your own, "
+           "MODULE:NAME or FILE.py:NAME (docs/guides/plugins.md)",
+           "scheduler", cli="--policy", metavar="POLICY", aliases=("primary",), plugins="policy"),
     Option("backfill_policy", optional(policy_name), None, "backfilling order Pb (default: the primary order)",
-           "scheduler", cli="--backfill", metavar="POLICY", aliases=("bf_policy",), requires=(BACKFILLING, EASY)),
+           "scheduler", cli="--backfill", metavar="POLICY", aliases=("bf_policy",), requires=(BACKFILLING, EASY),
+           plugins="policy"),
     Option("threshold", duration(infinite=True), math.inf,
            "waiting-time threshold Theta: jobs waiting longer go first, by r (40h, 2d, 3600, inf)",
            "scheduler", cli="--threshold", metavar="DURATION", duration=True),
@@ -75,15 +78,28 @@ CORE_OPTIONS = (
            "walltime, the simplest of Tsafrir et al.'s corrections) or the expired prediction, kept (a scheduler "
            "that never revises a prediction: the job's processors count as free from its predicted end on)",
            "scheduler", cli="--overrun-estimate", choices=OVERRUN_ESTIMATES, requires=(PREDICTED,)),
-    Option("seed", integer(minimum=0, maximum=MAX_SEED), 0,
+    # 1, the command line's and bftune.synthetic's default since the start: one default everywhere, so the API,
+    # -o and the command line give the same run (docs/reference/python-api.md#one-seed-default says why 1)
+    Option("seed", integer(minimum=0, maximum=MAX_SEED), 1,
            "seed of the selectors', the classifier's and virtual predictions' randomness",
            "scheduler", cli="--seed", metavar="N"),
 )
 
 _TABLE: tuple[Option, ...] = CORE_OPTIONS + tuple(option for spec in HOOKS for option in spec.options)
 
-#: Every option by name, in the order of the table (the docs' order).
 OPTIONS: dict[str, Option] = {o.name: o for o in _TABLE}
+"""Every scheduler option by name, in the order of the table (the docs' order).
+
+Each :class:`~bftune.schedulers.option.Option` holds its parser, default, help, command-line flag and
+requirements; ``bftune options`` prints the table and the reference's Scheduler options page shows it.
+
+Examples
+--------
+>>> OPTIONS["threshold"].cli, OPTIONS["seed"].default
+('--threshold', 1)
+>>> OPTIONS["threshold"].parse("40h", "threshold")
+144000.0
+"""
 ALIASES: dict[str, str] = {alias: o.name for o in _TABLE for alias in o.aliases}
 
 
@@ -91,13 +107,15 @@ def canonical(name: str) -> str:
     return ALIASES.get(name, name)
 
 
-def parse_options(raw: dict, where: Callable[[str], str] = str, *, requirements: bool = True) -> dict:
+def parse_options(raw: dict, where: Callable[[str], str] = str, *, requirements: bool = True,
+                  flag_names: bool = False) -> dict:
     """Validate user-facing options into typed values (only those given).
 
     ``where(name)`` says how an option is named in errors (``--threshold``,
     ``threshold``...).  Unknown names are errors listing the known ones.  With
     ``requirements``, an option given while its requirement is unmet is an
-    error too (:func:`check_requirements`).
+    error too (:func:`check_requirements`), saying what is needed in the
+    caller's words: command-line flags with ``flag_names``, else option names.
     """
     if not isinstance(raw, dict):
         raise ConfigError(f"options must be a JSON object, got {type(raw).__name__}")
@@ -115,17 +133,52 @@ def parse_options(raw: dict, where: Callable[[str], str] = str, *, requirements:
     if unknown:
         raise ConfigError(f"unknown option(s) {', '.join(sorted(unknown))}; known options: {', '.join(OPTIONS)}")
     if requirements:
-        check_requirements(out, where)
+        check_requirements(out, where, flag_names=flag_names)
     return out
 
 
-def check_requirements(given: dict, where: Callable[[str], str] = str) -> None:
-    """An option given explicitly must have its requirement met (else it would be ignored)."""
+def check_requirements(given: dict, where: Callable[[str], str] = str, *, flag_names: bool = False) -> None:
+    """An option given explicitly must have its requirement met (else it would be ignored).
+
+    The error says the requirement with command-line flags (``--epsilon needs --selector``) when
+    ``flag_names``, else with option names (``epsilon needs selector``), as the API, ``-o`` and campaign
+    files name them: a flag means nothing to a caller who never wrote one.
+    """
     for name in given:
         for req in OPTIONS[name].requires:
             other = given.get(req.name, OPTIONS[req.name].default)
             if not req.holds(other):
-                raise ConfigError(f"{where(name)} needs {req.says}", option=name, reason=f"needs {req.says}")
+                says = req.says if flag_names else by_option_names(req.says)
+                raise ConfigError(f"{where(name)} needs {says}", option=name, reason=f"needs {says}")
+
+
+#: A flag in a requirement's words, with the word after it (its value, when the option has that choice).
+_FLAG = re.compile(r"(?<![\w-])(--[a-z][a-z-]*)(?: ([\w.:-]+))?")
+
+
+def by_option_names(text: str) -> str:
+    """A requirement's words with each flag said as the option's name: what a caller of the API writes.
+
+    ``--scheduler easy`` becomes ``scheduler='easy'``, ``--no-backfilling`` (a flag that stores False)
+    ``backfill=False``, a bare ``--selector`` ``selector``.  The requirements are written once, in flags
+    (:attr:`Requirement.says`, which the docs' option table shows beside each flag); this is their other
+    spelling, so that no rule is stated twice.
+    """
+    flags = {o.cli: o for o in _TABLE if o.cli}
+
+    def said(match: re.Match[str]) -> str:
+        option = flags.get(match.group(1))
+        word = match.group(2)
+        if option is None:
+            return match.group(0)
+        rest = f" {word}" if word is not None else ""
+        if option.choices and word in option.choices:
+            return f"{option.name}={word!r}"
+        if isinstance(option.default, bool):
+            return f"{option.name}={option.cli_value!r}{rest}"
+        return f"{option.name}{rest}"
+
+    return _FLAG.sub(said, text)
 
 
 def applies(name: str, values: dict) -> bool:

@@ -2,14 +2,20 @@
 
 from __future__ import annotations
 
+import ast
+import dataclasses
 import doctest
-import shutil
+import inspect
 import json
 import math
+import re
+import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 import bftune
+import pandas as pd
 import pytest
 from bftune import api
 from bftune.experiments.cli.main import main
@@ -55,7 +61,7 @@ def test_a_selector_logs_its_periods_and_bad_options_fail_as_on_the_command_line
     result = bftune.simulate(trace, selector="full", period="1d", candidates="FCFS,SPF")
     assert list(result.periods.columns[:3]) == ["period", "start", "policy"]
     assert set(result.periods["policy"]) <= {"FCFS", "SPF"}
-    with pytest.raises(bftune.ConfigError, match="^epsilon needs --selector$"):
+    with pytest.raises(bftune.ConfigError, match="^epsilon needs selector$"):
         bftune.simulate(trace, epsilon=0.2)
     with pytest.raises(bftune.ConfigError, match="unknown option"):
         bftune.simulate(trace, polcy="SAF")
@@ -156,3 +162,129 @@ def test_tau_is_checked_as_the_command_line_checks_it(tau, message):
 def test_a_workload_that_is_neither_a_trace_nor_a_path_is_one_line():
     with pytest.raises(bftune.WorkloadError, match="a workload is a Trace or the path of a workload file, not int"):
         bftune.simulate(5)
+
+
+# --- one behaviour: the command line's and the API's ----------------------------------------------------
+
+
+@pytest.mark.parametrize("options, message", [
+    ({"backfill": False, "reservation": "machines"}, "reservation needs backfilling (drop backfill=False)"),
+    ({"scheduler": "pv-easy", "reservation": "machines"}, "reservation needs scheduler='easy'"),
+    ({"classifier": "rf", "learning": "decoupled", "relabel": "last-week-median"}, "relabel needs learning='online'"),
+    ({"predictor": "last", "classifier": "rf"}, "predictor needs no classifier"),
+    ({"overrun_estimate": "expired"}, "overrun_estimate needs a predictor other than walltime"),
+])
+def test_an_api_error_names_options_as_the_caller_wrote_them(options, message):
+    """The API once said "drop --no-backfilling" to a caller who wrote ``backfill=False``."""
+    with pytest.raises(bftune.ConfigError) as error:
+        bftune.simulate(bftune.synthetic(20, procs=8), **options)
+    assert str(error.value) == message and "--" not in str(error.value)
+
+
+def test_the_command_line_names_the_same_rule_with_its_flags(tmp_path, capsys):
+    code = main(["simulate", "--synthetic", "20", "--procs", "8", "--no-backfilling", "--reservation", "machines",
+                 "--out", str(tmp_path / "x")])
+    assert code == 2 and "--reservation needs backfilling (drop --no-backfilling)" in capsys.readouterr().err
+
+
+def test_one_seed_default_gives_the_api_the_command_lines_run(tmp_path):
+    """The seed defaulted to 1 on the command line and to 0 in the API: the same run gave other numbers."""
+    from bftune.experiments.cli.main import build_parser
+    from bftune.schedulers.options import OPTIONS
+
+    parsed = build_parser().parse_args(["simulate", "--synthetic", "10"])
+    assert OPTIONS["seed"].default == parsed.seed == inspect.signature(bftune.synthetic).parameters["seed"].default
+    options = {"selector": "random", "period": "1d", "candidates": "FCFS,SPF,LPF,SAF"}
+    written = bftune.simulate(bftune.synthetic(600, procs=64), **options).write(tmp_path / "api")
+    assert main(["simulate", "--synthetic", "600", "--procs", "64", "--selector", "random", "--period", "1d",
+                 "--candidates", "FCFS,SPF,LPF,SAF", "--out", str(tmp_path / "cli")]) == 0
+    assert (written / "out_jobs.csv").read_bytes() == (tmp_path / "cli" / "out_jobs.csv").read_bytes()
+
+
+def test_the_simulate_docstring_lists_every_option_of_the_table():
+    """help(bftune.simulate) did not list the options: it lists each, with its default, from the table."""
+    from bftune.schedulers.options import OPTIONS
+
+    doc = bftune.simulate.__doc__ or ""
+    entries = re.findall(r"^    (\w+) : ([^\n]+)\n((?:        [^\n]*\n)+)", doc, re.MULTILINE)
+    listed = {name: (kind, " ".join(text.split())) for name, kind, text in entries if name in OPTIONS}
+    assert list(listed) == list(OPTIONS)  # every option, in the table's order
+    for name, (kind, text) in listed.items():
+        option = OPTIONS[name]
+        if option.default is None:
+            assert kind.endswith(", optional") and "Default:" not in text, name
+        else:
+            shown = repr(option.default) if isinstance(option.default, bool) else option.doc_default()
+            assert text.endswith(f"Default: {shown}."), (name, text)
+        assert all(choice in text for choice in option.choices or ()), name
+    assert "<options>" not in doc
+
+
+def test_the_exported_names_carry_numpydoc_sections():
+    """help() and the API page show each name's parameters, what it returns and raises, and an example."""
+    for name in bftune.__all__:
+        value = getattr(bftune, name)
+        doc = inspect.getdoc(value) or ""
+        if name == "OPTIONS":  # a dict: its docstring is the one under its assignment (the API page shows it)
+            doc = _assigned_docstring(REPO / "schedulers" / "options.py", "OPTIONS")
+        sections = {"Examples"}
+        if inspect.isfunction(value):
+            sections |= {"Returns"} | ({"Parameters"} if inspect.signature(value).parameters else set())
+            sections |= set() if name == "policies" else {"Raises"}  # policies() raises nothing
+        elif inspect.isclass(value):
+            sections |= {"Attributes" if dataclasses.is_dataclass(value) and name != "Trace" else "Parameters"}
+        for section in sections:
+            assert f"\n{section}\n{'-' * len(section)}\n" in doc, (name, section)
+
+
+def _assigned_docstring(path, name: str) -> str:
+    tree = ast.parse(path.read_text())
+    for before, after in zip(tree.body, tree.body[1:]):
+        if isinstance(before, (ast.Assign, ast.AnnAssign)) and name in ast.unparse(before).split(":")[0] \
+                and isinstance(after, ast.Expr) and isinstance(after.value, ast.Constant) \
+                and isinstance(after.value.value, str):
+            return inspect.cleandoc(after.value.value)
+    return ""
+
+
+def test_the_options_docstring_examples_run():
+    doc = _assigned_docstring(REPO / "schedulers" / "options.py", "OPTIONS")
+    from bftune.schedulers import options
+
+    test = doctest.DocTestParser().get_doctest(doc, vars(options), "OPTIONS", None, 0)
+    assert doctest.DocTestRunner().run(test).failed == 0
+
+
+def _fake_backends(trace, config, directory, **_):
+    """compare_backends without Batsim: both runs are the local simulator's (what the API does around it)."""
+    result = bftune.simulate(trace)
+    for side in ("local", "batsim"):
+        result.write(Path(directory) / side)
+    (Path(directory) / "compare.json").write_text("{}")
+    return {"mismatches": 0, "jobs": len(trace.jobs)}
+
+
+def test_compare_without_out_returns_no_directory(monkeypatch, tmp_path):
+    """It returned the path of a temporary directory it had already removed."""
+    monkeypatch.setattr(api, "compare_backends", _fake_backends)
+    trace = bftune.synthetic(50, procs=8)
+    comparison = bftune.compare(trace)
+    assert comparison.directory is None and comparison.agree and len(comparison.local) == 50
+    kept = bftune.compare(trace, out=tmp_path / "cmp")
+    assert kept.directory == tmp_path / "cmp" and (kept.directory / "compare.json").is_file()
+    assert kept.batsim["job_id"].dtype == "int64"
+
+
+def test_the_jobs_table_has_integer_ids_attempts_and_the_traces_users(tmp_path):
+    trace = bftune.synthetic(300, procs=16, seed=2)
+    result = bftune.simulate(trace, policy="SPF", kill_after="1h")
+    jobs = result.jobs
+    assert list(jobs.columns[-4:]) == ["attempt", "user", "group", "partition"]
+    assert jobs["job_id"].dtype == "int64" and jobs["attempt"].max() >= 1
+    users = {job.id: job.user for job in trace.jobs}
+    assert (jobs["user"] == jobs["job_id"].map(users)).all() and jobs["user"].nunique() > 1
+    reruns = jobs[jobs["attempt"] > 0]
+    assert set(reruns["job_id"]) <= set(jobs.loc[jobs["final_state"] == "COMPLETED_KILLED", "job_id"])
+    # the file keeps Batsim's names
+    written = pd.read_csv(result.write(tmp_path / "x") / "out_jobs.csv", dtype={"job_id": str})
+    assert written["job_id"].iloc[0] == f"{jobs['job_id'].iloc[0]:07d}" and written["job_id"].str.contains("#").any()

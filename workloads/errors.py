@@ -14,4 +14,20 @@ class WorkloadError(ValueError):
     The message always says where (file and line when there is one) and what
     (field, rule or value), because the person reading it has a 300k-line
     trace in front of them and needs to find the culprit.
+
+    Parameters
+    ----------
+    message : str
+        The line a user reads.
+
+    Examples
+    --------
+    >>> from bftune.workloads.read import read_workload
+    >>> read_workload("missing.swf")
+    Traceback (most recent call last):
+    ...
+    bftune.workloads.errors.WorkloadError: missing.swf: no such file
     """
+
+    def __init__(self, message: str) -> None:  # one message, as the docs say (and type checkers see)
+        super().__init__(message)

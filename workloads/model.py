@@ -9,12 +9,17 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field, fields, replace
+from datetime import UTC, datetime
+from html import escape
 from numbers import Integral
 from operator import attrgetter
-from typing import Sequence, cast
+from typing import TYPE_CHECKING, Any, Sequence, cast
 
 from bftune.workloads import limits
 from bftune.workloads.errors import WorkloadError
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 #: Seconds in a week: the unit traces are resampled, learned and judged by (the one definition; the duration
 #: parser's ``w`` unit is the core's own, which imports no other layer).
@@ -108,10 +113,48 @@ NO_CLOCK = TraceClock()
 
 @dataclass(slots=True)
 class Trace:
-    """A cleaned workload on an m-processor machine.
+    """A cleaned workload on an m-processor machine: what every reader makes and both simulators run.
 
     ``jobs`` is sorted by (submit, id), the order Batsim and batsched use to
-    break ties between equal submission times.
+    break ties between equal submission times.  A trace is checked when it is
+    made (ids unique, processors whole numbers from 1 to ``max_procs``, times
+    finite), so a trace built in Python fails here, naming the job, rather
+    than inside a simulation.  Two traces are equal when all their fields are.
+
+    Parameters
+    ----------
+    jobs : list of JobRecord
+        The jobs, sorted by (submit, id).
+    max_procs : int
+        The machine size m, in processors.
+    name : str, default "workload"
+        The workload's name (the file's, for a file).
+    header : dict of str to str, optional
+        The SWF header's fields (``MaxProcs``, ``UnixStartTime``...).
+    unix_start_time : int, optional
+        The Unix time that submission time 0 is; None: unknown.
+    timezone : str, optional
+        The zone of the workload's clock (an IANA name); None: UTC.
+    cleaning : dict of str to int, optional
+        How many records each cleaning rule dropped.
+    source : str, optional
+        Where the trace was read from.
+    header_lines : tuple of str, optional
+        The source file's comment lines, verbatim.
+
+    Raises
+    ------
+    WorkloadError
+        A job the simulators cannot run, named (``job 2: runtime -2.0 is negative``).
+
+    Examples
+    --------
+    >>> trace = Trace(jobs=[JobRecord(id=1, submit=0.0, procs=2, runtime=60.0, walltime=120.0),
+    ...                     JobRecord(id=2, submit=30.0, procs=4, runtime=10.0, walltime=60.0)], max_procs=8)
+    >>> trace
+    <Trace 'workload': 2 jobs, m=8, span 30 s>
+    >>> len(trace), trace.to_dataframe()["procs"].tolist()
+    (2, [2, 4])
     """
 
     jobs: list[JobRecord]
@@ -137,12 +180,163 @@ class Trace:
     def clock(self) -> TraceClock:
         return TraceClock(self.unix_start_time, self.timezone)
 
-    def with_jobs(self, jobs: list[JobRecord], **changes) -> "Trace":
-        """A copy holding other jobs (sorted), keeping the machine and metadata."""
+    def with_jobs(self, jobs: list[JobRecord], **changes: Any) -> "Trace":
+        """A copy holding other jobs (sorted), keeping the machine and metadata.
+
+        Parameters
+        ----------
+        jobs : list of JobRecord
+            The copy's jobs, in any order.
+        **changes
+            Other fields to change (``name="week 3"``).
+
+        Returns
+        -------
+        Trace
+            The copy.
+        """
         jobs = sorted(jobs, key=_order_key)
         changes.setdefault("header", dict(self.header))
         changes.setdefault("cleaning", dict(self.cleaning))
         return replace(self, jobs=jobs, **changes)
+
+    # --- as a notebook shows it: a line, not the 4 million characters of KTH-SP2's jobs ------------------
+
+    def __repr__(self) -> str:
+        return f"<Trace {self.name!r}: {len(self.jobs):,} jobs, m={self.max_procs}, span {_span(self.jobs)}>"
+
+    def _repr_html_(self) -> str:
+        """A small table for notebooks: what the trace is, not its jobs (``to_dataframe()`` has those)."""
+        users = len({job.user for job in self.jobs} - {-1})
+        rows = [("jobs", f"{len(self.jobs):,}"), ("machine", f"{self.max_procs:,} processors"),
+                ("submissions over", _span(self.jobs)), ("users", f"{users:,}" if users else "unknown")]
+        if self.unix_start_time is not None:
+            start = datetime.fromtimestamp(self.unix_start_time, UTC).strftime("%Y-%m-%d %H:%M UTC")
+            rows.append(("starts", start + (f" ({self.timezone})" if self.timezone else "")))
+        if self.cleaning:
+            rows.append(("dropped by cleaning", f"{sum(self.cleaning.values()):,} records"))
+        if self.source:
+            rows.append(("source", self.source))
+        cells = "".join(f"<tr><th style='text-align:left'>{escape(k)}</th><td style='text-align:left'>{escape(v)}"
+                        "</td></tr>" for k, v in rows)
+        return f"<table><caption>Trace {escape(self.name)}</caption>{cells}</table>"
+
+    # --- to and from pandas (imported here only: readers and simulators never need it) --------------------
+
+    def to_dataframe(self) -> "pd.DataFrame":
+        """The jobs as a DataFrame: one row per job, one column per field of :class:`JobRecord`.
+
+        The machine size, name and clock travel in ``DataFrame.attrs``, which
+        :meth:`from_dataframe` reads back when not given.
+
+        Returns
+        -------
+        pandas.DataFrame
+            Columns ``id``, ``submit``, ``procs``, ``runtime``, ``walltime``, ``user``, ``group``,
+            ``executable``, ``queue``, ``partition``, ``status``, ``wait`` (-1: unknown), in the
+            trace's order.
+
+        Examples
+        --------
+        >>> from bftune.workloads.synthetic import generate
+        >>> frame = generate(100, 16, 1).to_dataframe()
+        >>> frame.shape, frame.attrs["max_procs"]
+        ((100, 12), 16)
+        """
+        import pandas as pd
+
+        columns = {name: [getattr(job, name) for job in self.jobs] for name in _FIELDS}
+        frame = pd.DataFrame({name: pd.Series(values, dtype="int64" if name in _INT_FIELDS else "float64")
+                              for name, values in columns.items()})
+        frame.attrs.update(name=self.name, max_procs=self.max_procs, unix_start_time=self.unix_start_time,
+                           timezone=self.timezone)
+        return frame
+
+    @classmethod
+    def from_dataframe(cls, frame: "pd.DataFrame", *, max_procs: int | None = None,
+                       name: str | None = None) -> "Trace":
+        """A trace from a DataFrame with a row per job (:meth:`to_dataframe`'s columns).
+
+        Parameters
+        ----------
+        frame : pandas.DataFrame
+            Columns ``id``, ``submit``, ``procs``, ``runtime`` and ``walltime`` (seconds) are needed;
+            ``user``, ``group``, ``executable``, ``queue``, ``partition``, ``status`` and ``wait`` are
+            read when present (-1, unknown, where absent or empty); other columns are ignored.  Rows
+            in any order.
+        max_procs : int, optional
+            The machine size m (default: ``frame.attrs["max_procs"]``, which :meth:`to_dataframe` sets).
+        name : str, optional
+            The trace's name (default: ``frame.attrs["name"]``, else "workload").
+
+        Returns
+        -------
+        Trace
+            The jobs, sorted by (submit, id), checked as any trace is.
+
+        Raises
+        ------
+        WorkloadError
+            A needed column missing, no machine size, a value that is not a number, or a job the
+            simulators cannot run (named).
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> frame = pd.DataFrame({"id": [2, 1], "submit": [60, 0], "procs": [4, 2], "runtime": [30, 10],
+        ...                       "walltime": [60, 60], "user": [7, 3]})
+        >>> trace = Trace.from_dataframe(frame, max_procs=8, name="mine")
+        >>> [(job.id, job.user) for job in trace.jobs]
+        [(1, 3), (2, 7)]
+        """
+        missing = [column for column in _FIELDS[:5] if column not in frame.columns]
+        if missing:
+            raise WorkloadError(f"the DataFrame has no column {', '.join(missing)}: a trace's jobs need id, submit, "
+                                "procs, runtime and walltime")
+        if max_procs is None:
+            max_procs = frame.attrs.get("max_procs")
+            if max_procs is None:
+                raise WorkloadError("give max_procs, the machine size: the DataFrame does not say it")
+        attrs = frame.attrs
+        columns = [_column(frame, column) for column in _FIELDS]
+        return cls(jobs=sort_jobs(records_from_columns(*columns)), max_procs=max_procs,
+                   name=name if name is not None else attrs.get("name", "workload"),
+                   unix_start_time=attrs.get("unix_start_time"), timezone=attrs.get("timezone"))
+
+
+#: JobRecord's fields that hold integers (ids, processors, and the SWF's numbered categories).
+_INT_FIELDS = ("id", "procs", "user", "group", "executable", "queue", "partition", "status")
+
+
+def _column(frame: "pd.DataFrame", name: str) -> list:
+    """Column ``name`` as Python numbers: -1 (unknown) where an optional one is absent or empty; a whole-number
+    float column (what a CSV with gaps gives) as integers; what is not a number refused, naming the column."""
+    if name not in frame.columns:
+        return [-1 if name in _INT_FIELDS else -1.0] * len(frame)
+    series = frame[name]
+    try:
+        series = series.astype("float64")
+    except (TypeError, ValueError):
+        raise WorkloadError(f"column {name}: not a number in every row (first: {_shown(series.iloc[0])})") from None
+    if name not in _FIELDS[:5]:
+        series = series.fillna(-1)
+    values = series.tolist()
+    if name in _INT_FIELDS and all(v.is_integer() for v in values):
+        return [int(v) for v in values]
+    return values
+
+
+def _span(jobs: Sequence[JobRecord]) -> str:
+    """How long the submissions last, in a unit a person reads at a glance (days, hours, seconds)."""
+    if not jobs:
+        return "0 s"
+    submits = list(map(attrgetter("submit"), jobs))
+    seconds = max(submits) - min(submits)
+    if seconds >= 86400:
+        return f"{seconds / 86400:,.1f} days"
+    if seconds >= 3600:
+        return f"{seconds / 3600:.1f} h"
+    return f"{seconds:g} s"
 
 
 #: The largest job id: ids are stored as 64-bit integers (the parse cache, pandas columns of out_jobs.csv).

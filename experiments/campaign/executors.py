@@ -29,17 +29,27 @@ Worker processes and faults:
   (``BrokenProcessPool``); here only the dead process's pool breaks, its one
   run is reported failed, and the pool is replaced before the next run.
   On Dask, lost workers are Dask's business (it reschedules their tasks and
-  gives up on a task after ``distributed.scheduler.allowed-failures``).
+  gives up on a task after ``distributed.scheduler.allowed-failures``);
+- workers never import the coordinator's ``__main__``: multiprocessing's
+  spawn runs the parent's script again in every child (to find what it
+  pickled by reference), and a script that starts a campaign without
+  ``if __name__ == "__main__":`` then starts it again in each worker, which
+  fails with pages of tracebacks.  A run needs nothing of the script (its
+  item is data, its function bftune's, and a user's policy is found by its
+  import path), so the pool's processes start with ``__main__`` hidden
+  (:class:`ScriptlessContext`): a script works with or without the guard.
 """
 
 from __future__ import annotations
 
 import multiprocessing
+import multiprocessing.context
 import os
 import sys
 import signal
 import threading
 import time
+import types
 from concurrent.futures import FIRST_COMPLETED, Executor, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
@@ -116,6 +126,29 @@ def _quiet_resource_tracker() -> None:
         sys.warnoptions.remove(option)
 
 
+class ScriptlessProcess(multiprocessing.context.SpawnProcess):
+    """A spawned process that does not run the parent's script (see the module docstring)."""
+
+    @staticmethod
+    def _Popen(process_obj: Any) -> Any:  # noqa: N802 - multiprocessing's name
+        # Spawn reads what to import as __main__ from sys.modules["__main__"] (its __spec__, else its
+        # __file__) while it starts the child; a stand-in without either tells it to import nothing.  The
+        # swap lasts as long as the start, in the thread that starts the process.
+        main = sys.modules.get("__main__")
+        sys.modules["__main__"] = types.ModuleType("__main__")
+        try:
+            return multiprocessing.context.SpawnProcess._Popen(process_obj)
+        finally:
+            if main is not None:
+                sys.modules["__main__"] = main
+
+
+class ScriptlessContext(multiprocessing.context.SpawnContext):
+    """The spawn context whose processes do not import the parent's ``__main__``."""
+
+    Process = ScriptlessProcess
+
+
 class ProcessPool(Executor):
     """``workers`` spawned local processes, each its own one-process pool (see the module docstring).
 
@@ -129,7 +162,7 @@ class ProcessPool(Executor):
     def __init__(self, workers: int) -> None:
         self.capacity = workers
         self.description = f"{workers} local processes"
-        self._context = multiprocessing.get_context("spawn")  # safe even if this process runs threads
+        self._context = ScriptlessContext()  # spawn: safe even if this process runs threads
         _quiet_resource_tracker()
         self._stop_reader, self._stop_writer = self._context.Pipe(duplex=False)
         self._pools: list[tuple[ProcessPoolExecutor, Any]] = [self._new_pool() for _ in range(workers)]

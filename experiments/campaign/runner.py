@@ -20,6 +20,7 @@ from bftune.experiments.campaign.executors import check_workers
 from bftune.experiments.campaign.kinds import get_kind
 from bftune.experiments.campaign.kinds.kind import SHARED_REPLAYS
 from bftune.experiments.campaign.loop import Work, run_work
+from bftune.experiments.campaign.script import check_script, refuse_nested
 from bftune.experiments.campaign.specs import Campaign, CampaignError, RunSpec
 from bftune.experiments.campaign.store import (DirectoryLock, load_meta, open_out_dir, publish, remove_leftovers,
                                                remove_outputs, store_result, stored_run_ids, write_meta)
@@ -56,8 +57,8 @@ def run_campaign(campaign: Campaign, out_dir: str | os.PathLike[str], *, workers
     ``scope`` names the part of the campaign ``specs`` is, for the progress line (``shards.py``).
     """
     stream = stream if stream is not None else sys.stderr
-    if dask is None:
-        check_workers(workers)
+    refuse_nested()
+    parallel = dask is not None or check_workers(workers) > 1
     out = open_out_dir(out_dir)
     with DirectoryLock(out):
         remove_leftovers(out)
@@ -65,6 +66,8 @@ def run_campaign(campaign: Campaign, out_dir: str | os.PathLike[str], *, workers
         stored = stored_run_ids(out)
         todo = [s for s in specs if s.run_id not in stored]
         check_sources(todo)  # a bad trace: one line now, not a failure of every run
+        if parallel:
+            check_script(todo)  # workers that would run the script again: one line now, not a failure per run
         _note_previous(out, campaign, stream)
         write_meta(out, campaign)
         outcome = Outcome(total=len(specs), reused=len(specs) - len(todo), done=0, failures=[], out_dir=out,

@@ -21,7 +21,24 @@ RESULT_FORMAT = 1
 
 
 class CampaignError(ValueError):
-    """A bad campaign config or output directory; the message names the file and the key."""
+    """A bad campaign config or output directory; the message names the file and the key.
+
+    Parameters
+    ----------
+    message : str
+        The line a user reads (``online.toml: [online] period: ...``).
+
+    Examples
+    --------
+    >>> from bftune.experiments.campaign.config import campaign_from_dict
+    >>> campaign_from_dict({"campaign": {"kind": "nope", "name": "x"}})
+    Traceback (most recent call last):
+    ...
+    bftune.experiments.campaign.specs.CampaignError: ...kind...
+    """
+
+    def __init__(self, message: str) -> None:  # one message, as the docs say (and type checkers see)
+        super().__init__(message)
 
 
 def derive_seed(seed: int, *parts: Any) -> int:

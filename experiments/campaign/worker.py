@@ -8,6 +8,7 @@ import socket
 import time
 import traceback
 
+from bftune.experiments.campaign import script
 from bftune.experiments.campaign.kinds import get_kind
 from bftune.experiments.campaign.kinds.kind import SHARED_REPLAYS
 from bftune.experiments.campaign.specs import RESULT_FORMAT, RunSpec
@@ -28,6 +29,7 @@ def execute_run(item: dict) -> dict:
     spec_dict = spec_of(item)
     record = {"format": RESULT_FORMAT, "run_id": spec_dict.get("run_id"), "spec": spec_dict,
               "worker": f"{socket.gethostname()}:{os.getpid()}"}
+    script.running_a_run = True  # a plug-in module imported now that starts a campaign is refused
     try:
         spec = RunSpec.from_dict(spec_dict)
         kind = get_kind(spec.kind)
@@ -35,6 +37,8 @@ def execute_run(item: dict) -> dict:
         record.update(status="ok", **(kind.run(spec, shared) if shared is not None else kind.run(spec)))
     except Exception as exc:  # a crashed run is reported, the campaign goes on
         record.update(status="failed", error=f"{type(exc).__name__}: {exc}", traceback=traceback.format_exc())
+    finally:
+        script.running_a_run = False
     record["elapsed_s"] = round(time.perf_counter() - t0, 3)
     record["cpu_s"] = round(time.process_time() - c0, 3)
     record["finished_at"] = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="milliseconds")

@@ -28,6 +28,7 @@ from pathlib import Path
 
 from bftune.support import compiled
 from bftune.support.cachedir import cache_dir
+from bftune.support.checkout import PACKAGE_ROOT, in_checkout
 from bftune.support.children import run_guarded
 from bftune.support.files import atomic_write_text
 from bftune.experiments.cli.common import Parents
@@ -52,12 +53,19 @@ class AccelerateError(Exception):
     """The build cannot be made or failed its check; the message is one line for the user."""
 
 
+def install_hint(root: Path = PACKAGE_ROOT) -> str:
+    """How this installation gets mypy and setuptools: the checkout's dev group, or the wheel's extra."""
+    if in_checkout(root):
+        return "in the dev group of pyproject.toml: `uv sync`"
+    return "install the extra: pip install 'bftune[accelerate]'"
+
+
 def missing_tools() -> str | None:
     """What the build needs and this environment lacks, or None."""
     lacking = [name for name, module in (("mypy", "mypyc"), ("setuptools", "setuptools"))
                if importlib.util.find_spec(module) is None]
     if lacking:
-        return f"needs {' and '.join(lacking)} (in the dev group of pyproject.toml: `uv sync`)"
+        return f"needs {' and '.join(lacking)} ({install_hint()})"
     compiler = os.environ.get("CC") or "cc"
     if shutil.which(compiler.split()[0]) is None:
         return f"needs a C compiler ({compiler!r} is not on PATH)"

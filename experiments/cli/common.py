@@ -121,8 +121,10 @@ def workload_options() -> OneLineParser:
                                      "(sacct --allusers --parsable2 output, header included; told by its content)")
     src.add_argument("--synthetic", metavar="N", help="generate N jobs of the embedded synthetic model")
     g.add_argument("--procs", metavar="M", help="machine size m (default: the trace's MaxProcs; 256 for --synthetic)")
-    g.add_argument("--seed", metavar="N", default=1,
-                   help="seed of everything random: the synthetic workload and the selectors (default 1)")
+    # the option table's default (1): the API, -o, campaign files and this flag give the same run (python-api.md)
+    g.add_argument("--seed", metavar="N", default=OPTIONS["seed"].default,
+                   help="seed of everything random: the synthetic workload and the selectors (default "
+                        f"{OPTIONS['seed'].default})")
     g.add_argument("--lenient", action="store_true", help="skip (and count) malformed SWF lines instead of failing")
     g.add_argument("--walltime-from-runtime", action="store_true",
                    help="for traces without requested times: use the runtime as walltime (counted in cleaning)")
@@ -177,7 +179,12 @@ def scheduler_options() -> OneLineParser:
             g.add_argument(option.cli, dest=option.name, action="store_const", const=option.cli_value, default=None,
                            help=option.help)
         else:
-            g.add_argument(option.cli, dest=option.name, metavar=option.metavar, choices=option.choices,
+            # An option that takes a user's own unit (MODULE:NAME) lists its built-in choices in the help but
+            # leaves the checking to its parser, which knows both.
+            choices = None if option.plugins else option.choices
+            if option.plugins and option.choices:
+                helptext += f" ({' | '.join(option.choices)})"
+            g.add_argument(option.cli, dest=option.name, metavar=option.metavar, choices=choices,
                            default=None, help=helptext)
     g = groups["scheduler"]
     g.add_argument("--primary", dest="primary", metavar="POLICY", help="primary queue order Pr (same as --policy)")
@@ -199,7 +206,7 @@ def config_from_args(args: argparse.Namespace) -> SchedulerConfig:
         for name, value in get_preset(preset).options.items():
             if name not in given and applies(name, given):
                 given[name] = value
-    return SchedulerConfig.from_options(given, where=lambda name: flags.get(name, name))
+    return SchedulerConfig.from_options(given, where=lambda name: flags.get(name, name), flag_names=True)
 
 
 def apply_preset_defaults(args: argparse.Namespace) -> None:

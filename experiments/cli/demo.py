@@ -56,6 +56,6 @@ def add_parser(subparsers: argparse._SubParsersAction, parents: Parents) -> None
     p = subparsers.add_parser("demo", help="simulate EASY variants on the embedded synthetic workload")
     p.add_argument("--jobs", default=3000, help="number of synthetic jobs (default 3000)")
     p.add_argument("--procs", default=128, help="machine size (default 128)")
-    p.add_argument("--seed", default=1)
+    p.add_argument("--seed", default=1, help="seed of the synthetic workload (default 1, as everywhere)")
     p.add_argument("--out", help="also write each variant's results under this directory")
     p.set_defaults(func=cmd_demo)

@@ -5,17 +5,23 @@ from __future__ import annotations
 import argparse
 
 from bftune.experiments.cli.common import Parents
+from bftune.schedulers.core import plugins
 from bftune.schedulers.core.policies import REGISTRY, formula_of
 
 
 def cmd_policies(args: argparse.Namespace) -> int:
-    width = max(len(name) for name in REGISTRY)
+    installed = plugins.entry_points("policy", REGISTRY, str.upper)
+    width = max(len(name) for name in [*REGISTRY, *(point.name for point in installed.values())])
     print("Policies (sort key, lowest first; ties: submission time, then job id; wait = now - r):")
     for policy in REGISTRY.values():
         dyn = "  [uses wait: re-evaluated every pass]" if policy.dynamic else ""
         print(f"  {policy.name:<{width}}  {formula_of(policy)}{dyn}")
+    if installed:
+        print(f"\nInstalled by packages (entry points of {plugins.GROUPS['policy']}):")
+        for point in installed.values():
+            print(f"  {point.name:<{width}}  {point.value}")
     print("\nCompose them: --primary P --backfill Q (EASY-P-Q), --threshold 40h (jobs waiting longer go first, "
-          "by r), --no-backfilling.")
+          "by r), --no-backfilling.  Your own: --policy MODULE:NAME or FILE.py:NAME (docs/guides/plugins.md).")
     return 0
 
 

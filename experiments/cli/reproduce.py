@@ -26,7 +26,7 @@ def add_parser(subparsers: argparse._SubParsersAction, parents: Parents) -> argp
                     f"with its published tables beside ours. Studies: {studies}. Exit status: 0 done, 1 some "
                     "runs failed, 2 bad study, scale, directory or missing trace, 130 interrupted (SIGINT), "
                     "143 (SIGTERM).")
-    p.add_argument("study", choices=tuple(STUDIES), help="study number (../shared/seeds/NNN_*.txt)")
+    p.add_argument("study", choices=tuple(STUDIES), help="study number (docs: Reproductions)")
     p.add_argument("--scale", choices=SCALES, default="quick",
                    help="quick (minutes: a smaller version of each experiment) or paper (the study's sizes; hours)")
     p.add_argument("--out", required=True, metavar="DIR", help="directory for configs, campaigns and report.md")

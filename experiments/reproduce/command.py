@@ -20,6 +20,7 @@ from bftune.experiments.campaign.specs import CampaignError
 from bftune.experiments.campaign.store import DirectoryLock
 from bftune.experiments.reproduce.study import CampaignPlan, Execution, Study
 from bftune.experiments.studies import STUDIES, Entry
+from bftune.support import checkout
 from bftune.support.files import atomic_write_text
 from bftune.workloads.archive import Archive, data_dir
 from bftune.workloads.errors import WorkloadError
@@ -123,9 +124,23 @@ def write_report(study: Study, scale: str, out: Path, command: str, archive: Arc
     head = [f"# Reproduction of study {study.number}: {study.title}", "",
             f"Scale `{scale}` ({study.durations.get(scale, 'duration not measured')}); report written {stamp} by",
             "", f"    {command}", "",
-            f"Source: `../shared/seeds/{study.seed_file}`. Campaign configs: `configs/`; their runs, tables and "
+            f"Source: {source(study)}. Campaign configs: `configs/`; their runs, tables and "
             "reports: `campaigns/<name>/`.", "", ""]
     return atomic_write_text(out / "report.md", "\n".join(head) + study.report(out, scale, archive).rstrip() + "\n")
+
+
+def source(study: Study) -> str:
+    """What the report cites as the study: the project's copy of its text in a checkout, which a wheel's user
+    does not have (``../shared`` sits beside the repository); the study's title otherwise."""
+    if checkout.in_checkout():
+        return f"`../shared/seeds/{study.seed_file}`"
+    return f"the study \"{study.title}\" (cited in full in bftune's CITATION.cff, in its source)"
+
+
+def command_line(args: argparse.Namespace, argv: list[str]) -> str:
+    """The command the report says made it, as this user typed it (``uv run`` in a checkout only)."""
+    given = " ".join(argv[2:]) if len(argv) > 2 else f"{args.study} --scale {args.scale} --out {args.out}"
+    return checkout.command(f"reproduce {given}")
 
 
 @contextlib.contextmanager
@@ -156,8 +171,7 @@ def reproduction_dir(out: Path, report_only: bool) -> Iterator[None]:
 
 
 def main(args: argparse.Namespace) -> int:
-    command = "uv run bftune reproduce " + " ".join(sys.argv[2:]) if len(sys.argv) > 2 else \
-        f"uv run bftune reproduce {args.study} --scale {args.scale} --out {args.out}"
+    typed = command_line(args, sys.argv)
     out = Path(args.out)
     t0 = time.monotonic()
     # SIGTERM and SIGHUP stop as Ctrl-C does (around every command): stored runs are kept, the same command resumes.
@@ -175,7 +189,7 @@ def main(args: argparse.Namespace) -> int:
                                             progress=not args.no_progress, only=args.only, shard=shard)
             else:  # the report finds the traces it reads itself (Archive.require)
                 failures, notes = [], []
-            path = write_report(study, args.scale, out, command, archive)
+            path = write_report(study, args.scale, out, typed, archive)
     except CampaignError as exc:
         print_error(exc)
         return 2

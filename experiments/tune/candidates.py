@@ -68,6 +68,11 @@ REQUIRES = {
 FAMILIES = ("pairs", "selectors", "pv-easy", "classifier")
 
 
+#: Families whose runs draw random numbers (a selector's exploration, the forest): their stored weeks hold
+#: for the seed they ran with, which their key therefore names.
+SEEDED = ("selectors", "classifier")
+
+
 @dataclass(frozen=True)
 class Candidate:
     """One configuration to judge: its options (option-table names), family, label and warm-up weeks."""
@@ -80,7 +85,10 @@ class Candidate:
     @cached_property
     def key(self) -> str:
         """What its simulated weeks are stored under: a hash of its options (normalised) and warm-up."""
-        text = json.dumps([normalised(self.options), self.warmup], sort_keys=True, separators=(",", ":"))
+        parts: list = [normalised(self.options), self.warmup]
+        if self.family in SEEDED:  # the seed in the key even at its default: the default once was 0, now 1
+            parts.append(SchedulerConfig.from_options(self.options)["seed"])
+        text = json.dumps(parts, sort_keys=True, separators=(",", ":"))
         return hashlib.sha256(text.encode()).hexdigest()[:16]
 
     @property

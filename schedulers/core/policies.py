@@ -12,18 +12,76 @@ Guards (docs/semantics/scheduling.md#easy):
   the trace's own clock (seconds since the trace's start, as SWF stores it).
 - p~ is the job's planning estimate (the walltime unless a predictor or the
   runtime-clairvoyant baseline replaces it); it is always > 0.
+
+A user's own policy is named by its import path (``mymod:score``, ``./orders.py:score``) or, from an
+installed package, by an entry point of the group ``bftune.policies`` (:mod:`.plugins`): a
+:class:`ScoreFunction` of a :class:`JobView` and the time, or a :class:`Policy` object.  Its name is
+that spelling, so the name is what every process (campaign workers, Dask workers) resolves again.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import inspect
 import math
+import numbers
 from dataclasses import dataclass
-from typing import Callable, Protocol
+from typing import Callable, Protocol, cast
 
+from bftune.schedulers.core import plugins
 from bftune.schedulers.core.jobs import Job
 from bftune.schedulers.core.polynomial import LEARNED_PREFIX, IndexFunctionError, load_learned, shipped_policies
 
 Score = Callable[[Job, float], float]
+
+
+class JobView(Protocol):
+    """What a score function may read of a waiting job (times in seconds, in the trace's clock).
+
+    The core's :class:`~bftune.schedulers.core.jobs.Job` has these and more; a score function reads
+    only these, so that what it sees is what a real scheduler knows at submission.  Never change them.
+
+    - ``submit``: r, the submission time (of the first run, for a rerun after a kill);
+    - ``procs``: q, the processors requested;
+    - ``walltime``: the requested walltime, the kill time;
+    - ``estimate``: p~, the duration the scheduler plans with (the walltime, or a predictor's value), > 0;
+    - ``user``: the user's number (-1 when the workload has none);
+    - ``seq``: the job's number in the workload (the last tie-break);
+    - ``qclass``: the queue class a classifier gave the job (0 without one).
+    """
+
+    @property
+    def submit(self) -> float: ...
+
+    @property
+    def procs(self) -> int: ...
+
+    @property
+    def walltime(self) -> float: ...
+
+    @property
+    def estimate(self) -> float: ...
+
+    @property
+    def user(self) -> int: ...
+
+    @property
+    def seq(self) -> int: ...
+
+    @property
+    def qclass(self) -> int: ...
+
+
+class ScoreFunction(Protocol):
+    """A queue order as a function: ``score(job, now)``, lowest first.
+
+    ``now`` is the time of the scheduling pass.  Ties are broken by submission time, then job number,
+    never by the function.  A function is re-scored at every pass (its score may use the waiting time
+    ``now - job.submit``); a score that does not depend on ``now`` is faster as a
+    :class:`FormulaPolicy` with ``dynamic=False``, which the queue keeps sorted.
+    """
+
+    def __call__(self, job: JobView, now: float, /) -> float: ...
 
 
 class Policy(Protocol):
@@ -208,19 +266,120 @@ class UnknownPolicyError(ValueError):
 
 
 def get_policy(name: str | Policy) -> Policy:
-    """Look a policy up by name (case-insensitive); ``learned:FILE.json`` loads a fit; objects pass through."""
+    """Look a policy up by name (case-insensitive); ``learned:FILE.json`` loads a fit; objects pass through.
+
+    A name that is not built in is a user's policy: an import path (``mymod:score``), else an installed
+    entry point of ``bftune.policies``.
+    """
     if not isinstance(name, str):
         return name
-    if name.strip().lower().startswith(LEARNED_PREFIX):
+    text = name.strip()
+    if text.lower().startswith(LEARNED_PREFIX):
         try:
-            return load_learned(LEARNED_PREFIX + name.strip()[len(LEARNED_PREFIX):])
+            return load_learned(LEARNED_PREFIX + text[len(LEARNED_PREFIX):])
         except IndexFunctionError as exc:
             raise UnknownPolicyError(str(exc)) from None
+    policy = REGISTRY.get(text.upper())
+    if policy is None:
+        policy = _imported.get(text)
+    if policy is None:
+        policy = _import_policy(text)
+    return policy
+
+
+#: The users' policies found so far, by spelling (each is imported and checked once per process).
+_imported: dict[str, Policy] = plugins.cache()
+
+#: The job a user's policy is tried on when it is found: a wrong signature or a score that is no number
+#: is then one line naming the policy, before any run, rather than a traceback in a worker.
+_SAMPLE = Job("sample", 1, submit=3600.0, procs=4, walltime=7200.0, user=1, estimate=3600.0)
+_SAMPLE_NOW = 7200.0
+
+
+def _import_policy(text: str) -> Policy:
+    """A user's policy by import path or entry point, named by its spelling; checked on a sample job."""
     try:
-        return REGISTRY[name.strip().upper()]
-    except KeyError:
-        known = ", ".join(p.name for p in REGISTRY.values())
-        raise UnknownPolicyError(f"unknown policy {name!r}; known policies: {known}") from None
+        if plugins.is_import_path(text):
+            spelling, found = text, plugins.load(text)
+        else:
+            entry = plugins.from_entry_point("policy", text, REGISTRY, str.upper)
+            if entry is None:
+                raise UnknownPolicyError(f"unknown policy {text!r}; known policies: {_known()}")
+            spelling, found = entry
+    except plugins.PluginError as exc:
+        raise UnknownPolicyError(str(exc)) from None
+    policy = _as_policy(spelling, found)
+    _check_score(spelling, policy)
+    _imported[text] = _imported[spelling] = policy
+    return policy
+
+
+def _known() -> str:
+    installed = plugins.installed("policy", REGISTRY, str.upper)
+    names = ", ".join([p.name for p in REGISTRY.values()] + installed)
+    return f"{names}; or your own: {plugins.FORMS} (docs: guides/plugins.md)"
+
+
+def _as_policy(spelling: str, found: object) -> Policy:
+    """A policy object renamed to its spelling, or a score function made a (dynamic) formula policy."""
+    if callable(getattr(found, "key", None)) and hasattr(found, "dynamic"):
+        policy = cast(Policy, found)
+        if dataclasses.is_dataclass(found) and not isinstance(found, type) and \
+                any(f.name == "name" for f in dataclasses.fields(found)):
+            return cast(Policy, dataclasses.replace(found, name=spelling))
+        return Renamed(policy, spelling)
+    if not callable(found) or isinstance(found, type):
+        raise UnknownPolicyError(f"{spelling}: {_a(found)} is neither a score function score(job, now) -> float "
+                                 "nor a policy (an object with name, dynamic and key(job, now))")
+    try:
+        inspect.signature(found).bind(_SAMPLE, _SAMPLE_NOW)
+    except TypeError:
+        raise UnknownPolicyError(f"{spelling}: a score function takes (job, now); "
+                                 f"{getattr(found, '__name__', spelling)}{_signature(found)} does not") from None
+    except ValueError:  # no signature to read (a builtin): the sample call says whether it fits
+        pass
+    return FormulaPolicy(spelling, spelling, found, dynamic=bool(getattr(found, "dynamic", True)))
+
+
+def _check_score(spelling: str, policy: Policy) -> None:
+    try:
+        value = policy.key(_SAMPLE, _SAMPLE_NOW)
+    except Exception as exc:
+        raise UnknownPolicyError(f"{spelling}: scoring a sample job raised {plugins.one_line(exc)}") from None
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise UnknownPolicyError(f"{spelling}: a score must be a number; it returned {_a(value)} for a sample job")
+    if math.isnan(value):
+        raise UnknownPolicyError(f"{spelling}: a score must be a number; it returned nan for a sample job")
+
+
+def _signature(found: object) -> str:
+    try:
+        return str(inspect.signature(found))  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return "(...)"
+
+
+def _a(value: object) -> str:
+    return f"{value!r:.40} (of type {type(value).__name__})"
+
+
+@dataclass(frozen=True)
+class Renamed:
+    """A user's policy object under its spelling (the name every process finds it by again)."""
+
+    base: Policy
+    name: str
+
+    @property
+    def dynamic(self) -> bool:
+        return self.base.dynamic
+
+    @property
+    def formula(self) -> str:
+        return formula_of(self.base)
+
+    def key(self, job: Job, now: float) -> float:
+        return self.base.key(job, now)
 
 
 def formula_of(policy: Policy) -> str:

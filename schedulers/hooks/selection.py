@@ -27,7 +27,8 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from bftune.learning.selectors import SELECTORS, Observation, Selector, make_selector
+from bftune.learning.selectors import SELECTORS, Observation, Selector, SelectorError, make_selector, \
+    parse_selector
 from bftune.schedulers.core.decisions import Decisions
 from bftune.schedulers.core.durations import format_duration
 from bftune.schedulers.core.engine import Core, Hook
@@ -35,7 +36,7 @@ from bftune.schedulers.core.jobs import EndState, Job
 from bftune.schedulers.core.ordering import Order
 from bftune.schedulers.core.policies import SELECTION_DEFAULT
 from bftune.schedulers.hooks.declaration import BuildContext, HookSpec, OptionValues, Replay
-from bftune.schedulers.option import (EASY, Option, Requirement, choice, duration, is_set, number, optional,
+from bftune.schedulers.option import (EASY, ConfigError, Option, Requirement, duration, is_set, number, optional,
                                       policy_list, rule)
 from bftune.workloads.model import WEEK, JobRecord
 
@@ -169,6 +170,14 @@ MIN_PERIOD = 3600.0
 SELECTOR = Requirement("selector", is_set, "--selector")
 
 
+def selector_name(value: Any, where: str) -> str:
+    """A registered selector's name, or a user's by import path or entry point (docs/guides/plugins.md)."""
+    try:
+        return parse_selector(value)
+    except SelectorError as exc:
+        raise ConfigError(f"{where}: {exc}") from None
+
+
 def build(values: OptionValues, context: BuildContext) -> Hook | None:
     if values["selector"] is None:
         return None
@@ -200,9 +209,11 @@ def label(values: OptionValues) -> str | None:
 HOOK = HookSpec(
     name="selection",
     options=(
-        Option("selector", optional(choice(SELECTORS)), None,
-               "switch the policy of both queues at every period boundary",
-               "online policy selection", cli="--selector", choices=tuple(SELECTORS), requires=(EASY,)),
+        Option("selector", optional(selector_name), None,
+               "switch the policy of both queues at every period boundary; a built-in selector or your own, "
+               "MODULE:NAME",
+               "online policy selection", cli="--selector", metavar="SELECTOR", choices=tuple(SELECTORS),
+               requires=(EASY,), plugins="selector"),
         Option("period", duration(infinite=False, positive=True, minimum=MIN_PERIOD,
                                   why=": a period far shorter than a job measures nothing"),
                float(WEEK), "period Delta (1d, 1w, ...; at least 1h)",

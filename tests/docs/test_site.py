@@ -71,6 +71,43 @@ def test_generated_pages_hold_what_the_code_produces(site):
         assert f">{name}<" in picture, name
 
 
+@pytest.mark.slow
+def test_the_api_page_documents_every_exported_name_with_its_roles_resolved(site):
+    """The page once documented 8 of the 14 names (none of those bftune.api re-exports), showed
+    ``:class:`Trace``` as text, and listed neither Result's fields nor simulate's options."""
+    import bftune
+    from bftune.schedulers.options import OPTIONS
+
+    page = (site / "reference" / "python-api" / "index.html").read_text()
+    for name in bftune.__all__:
+        assert f'id="bftune.api.{name}"' in page, name
+    assert not re.search(r":(class|func|meth|attr|data|exc|mod):", page)
+    assert '<a class="autorefs autorefs-internal" href="#bftune.api.Trace"><code>Trace</code></a>' in page
+    def text(start: str, end: str) -> str:  # a section of the page as its reader sees it, tags dropped
+        html = page[page.index(f'id="{start}"'):page.index(f'id="{end}"')]
+        return " ".join(re.sub(r"<[^>]+>", " ", html).split())
+
+    fields = text("bftune.api.Result", "bftune.api.Result.write")
+    assert "Attributes: Name Type Description jobs DataFrame" in fields
+    for field in ("summary dict", "periods DataFrame or None", "config SchedulerConfig"):
+        assert field in fields, field
+    options = text("bftune.api.simulate", "bftune.api.synthetic")
+    for name in OPTIONS:
+        assert f" {name} " in options, name
+
+
+def test_roles_link_to_the_entry_they_name_or_become_code():
+    hooks = load_hooks()
+    html = ('<h2 id="bftune.api.Trace"></h2><h3 id="bftune.api.SchedulerConfig.to_dict"></h3>'
+            "<p>:class:<code>Trace</code>, :meth:<code>to_dict</code>, :func:<code>~bftune.workloads.slurm.read</code>,"
+            " :attr:<code>Trace.jobs</code></p>")
+    out = hooks.resolve_roles(html)
+    assert '<a class="autorefs autorefs-internal" href="#bftune.api.Trace"><code>Trace</code></a>' in out
+    assert 'href="#bftune.api.SchedulerConfig.to_dict"><code>to_dict</code>' in out
+    assert "<code>read</code>" in out and 'href="#bftune.api.Trace"><code>Trace.jobs</code>' in out
+    assert ":class:" not in out and ":func:" not in out
+
+
 def test_the_studies_reports_are_included_not_copied(site):
     reports = sorted((REPO / "experiments" / "studies").glob("s*/REPRODUCTION.md"))
     assert len(reports) >= 5

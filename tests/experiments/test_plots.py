@@ -305,3 +305,19 @@ def test_a_gantt_chart_of_kth_sp2s_first_week(tmp_path, capsys):
     week = jobs[(jobs["starting_time"] < origin + 7 * 86400) & (jobs["finish_time"] > origin)]
     assert 300 < len(week) < 2000  # hundreds of runs
     assert svg_group(svg.read_text(), plots.RUNS_GID).count("<path") == intervals(week["allocated_resources"])
+
+
+def test_the_api_draws_a_result():
+    """``Result.plot_*``: the same drawings from a notebook (the API keeps the notebook's backend)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import bftune
+
+    result = bftune.simulate(bftune.synthetic(300, procs=16))
+    ax = result.plot_gantt(end="inf")
+    drawn = [c for c in ax.collections if c.get_gid() == "bftune-runs"]
+    assert drawn and len(drawn[0].get_paths()) >= 300  # every run drawn (one rectangle per processor interval)
+    queue, busy = result.plot_queue()
+    assert queue.lines and busy.lines
+    assert result.plot_waits().patches or result.plot_waits().lines

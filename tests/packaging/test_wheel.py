@@ -79,10 +79,12 @@ def test_the_wheel_and_the_sdist_hold_the_package_and_its_data(dist):
     for needed in ("bftune/__init__.py", "bftune/api.py", "bftune/experiments/cli/main.py", "bftune/support/files.py",
                    "bftune/experiments/reproduce/command.py", "bftune/experiments/studies/s004/published.toml",
                    "bftune/schedulers/core/fits/Lin.json", "bftune/platforms/zero_lat_16.xml",
-                   "bftune/experiments/configs/tiny_synthetic_offline.toml"):
+                   "bftune/experiments/configs/tiny_synthetic_offline.toml", "bftune/py.typed"):
         assert needed in names, needed
+    assert any(n.endswith(".dist-info/licenses/LICENSE") for n in names)
     assert not any(n.startswith(("bftune/tests/", "bftune/benchmarks/", "bftune/docs/")) for n in names)
-    assert "bftune/setup.py" not in names
+    # what tells a checkout from an installed wheel (bftune.support.checkout) stays out of the wheel
+    assert not {"bftune/setup.py", "bftune/pyproject.toml", "bftune/LICENSE", "bftune/CITATION.cff"} & names
     sdist = next(dist.glob("bftune-*.tar.gz"))
     members = tarfile.open(sdist).getnames()
     assert any(m.endswith("/setup.py") for m in members) and any(m.endswith("/api.py") for m in members)
@@ -110,7 +112,11 @@ def test_installed_with_plain_pip_every_command_runs_outside_the_checkout(dist, 
         assert float(run(["python", "-c", code % str(KTH)], home, env)) > 0
         run(["bftune", "reproduce", "000", "--scale", "quick", "--data", str(SHARED_WORKLOADS), "--out", "Y"],
             home, env, timeout=900)
-        assert "Section 7.4" in (home / "Y" / "report.md").read_text()
+        report = (home / "Y" / "report.md").read_text()
+        assert "Section 7.4" in report
+        # what the user ran, not the project's `uv run` and ../shared (bftune.support.checkout)
+        assert "    bftune reproduce 000 --scale quick" in report and "uv run" not in report
+        assert "../shared/seeds" not in report
     else:
         pytest.skip(f"{KTH} is missing: the archive-trace commands were not run")
 

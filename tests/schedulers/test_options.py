@@ -46,10 +46,10 @@ def test_choices_come_from_the_registries():
     ({"kill_after": 0}, "kill_after: expected a positive duration"),
     ({"backfill": "yes"}, "backfill: expected true or false, got 'yes'"),
     ({"seed": -1}, "seed: expected an integer >= 0"),
-    ({"epsilon": 0.3}, "epsilon needs --selector"),
-    ({"safeguard": False}, "safeguard needs --classifier"),
-    ({"divider_window": "inf"}, "divider_window needs --classifier"),
-    ({"classifier": "rf", "learning": "decoupled", "divider_window": "inf"}, "divider_window needs --learning online"),
+    ({"epsilon": 0.3}, "epsilon needs selector"),
+    ({"safeguard": False}, "safeguard needs classifier"),
+    ({"divider_window": "inf"}, "divider_window needs classifier"),
+    ({"classifier": "rf", "learning": "decoupled", "divider_window": "inf"}, "divider_window needs learning='online'"),
     ({"classifier": "rf", "divider_window": 0}, "divider_window: expected a positive duration"),
     ({"backfill": False, "reservation": "machines"}, "reservation needs backfilling"),
     ({"policy": "SAF", "primary": "SPF"}, "given twice"),
@@ -63,7 +63,7 @@ def test_every_bad_value_names_its_option(raw, message):
 
 @pytest.mark.parametrize("raw, option, reason", [
     ({"classifier": "rf", "learning": "decoupled", "divider_window": "inf"}, "divider_window",
-     "needs --learning online"),
+     "needs learning='online'"),
     ({"classifier": "rf", "learning": "decoupled", "features": "live"}, "learning",
      "decoupled learning uses weekly features (drop features = live)"),
     ({"selector": "full", "classifier": "rf"}, "classifier", "cannot be combined with a selector (one policy per run)"),
@@ -124,7 +124,7 @@ def test_the_docs_option_page_is_generated_from_the_option_table():
 
 
 def test_api_construction_applies_the_same_rules():
-    with pytest.raises(ConfigError, match="epsilon needs --selector"):
+    with pytest.raises(ConfigError, match="epsilon needs selector"):
         SchedulerConfig(epsilon=0.5)
     assert SchedulerConfig(threshold=math.inf).threshold == math.inf
 

@@ -58,6 +58,8 @@ LABELS = ("resample", "strategy", "family", "selector", "period", "baseline")
 #: The options each selector takes beyond the common ones.
 SELECTOR_KEYS = {"random": ("decay",), "full": ("decay",), "noisy": ("decay", "noise"),
                  "bandit": ("decay", "epsilon")}
+#: A user's selector (``selectors = ["mymod:make_selector"]``) is given every setting: it takes what it needs.
+USER_SELECTOR_KEYS = ("decay", "epsilon", "noise")
 
 
 def expand(t: Section, workload: dict, seed: int, tau: float) -> Expansion:
@@ -84,7 +86,7 @@ def expand(t: Section, workload: dict, seed: int, tau: float) -> Expansion:
         for period in periods:
             options = {"selector": sel, "period": period, "threshold": threshold, "reservation": reservation,
                        "candidates": list(candidates)}
-            options.update({k: values[k] for k in SELECTOR_KEYS[sel]})
+            options.update({k: values[k] for k in SELECTOR_KEYS.get(sel, USER_SELECTOR_KEYS)})
             t.scheduler("selectors", options)
             strategies.append(("selector", options, {"strategy": f"{sel}/{period}", "family": sel, "selector": sel,
                                                      "period": period, "baseline": False}))

@@ -14,9 +14,10 @@ from bftune.experiments.reproduce.markdown import listed
 from bftune.experiments.studies.s003.plan import MAIN
 from bftune.experiments.studies.s003.published import value as pub
 from bftune.experiments.studies.s003.stored import Store
+from bftune.support.checkout import command
 
 GAP = 0.10
-PAPER = "`uv run bftune reproduce 003 --scale paper --out DIR`"
+PAPER = f"`{command('reproduce 003 --scale paper --out DIR')}`"
 
 
 def missing(*names: str) -> str:

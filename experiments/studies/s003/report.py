@@ -23,6 +23,7 @@ from bftune.experiments.studies.s003 import explain, jobs, published
 from bftune.experiments.studies.s003.plan import MAIN, SCALES, ablations
 from bftune.experiments.studies.s003.published import PUBLISHED
 from bftune.experiments.studies.s003.stored import Store, short
+from bftune.support.checkout import command
 from bftune.workloads.archive import Archive
 
 GAP = 0.10  # gaps beyond 10 % are marked and explained
@@ -31,7 +32,7 @@ TITLES = {"workload": "Table 3: the workload", "fairness": "Table 1: strict fair
           "violations": "Table 2: reservation violations of EASY-Last",
           "starts": "Table 4: backfilled and blocked jobs",
           "preemption": "Tables 5 and 6: load and preemption of PV-EASY"}
-PAPER_COMMAND = "uv run bftune reproduce 003 --scale paper --out DIR"
+PAPER_COMMAND = command("reproduce 003 --scale paper --out DIR")
 
 
 def gap(ours, published) -> str:

@@ -22,9 +22,10 @@ from bftune.experiments.studies.s004 import published as pub
 from bftune.experiments.studies.s004 import stored
 from bftune.experiments.studies.s004.plan import ABLATION, MISS_READINGS, cells
 from bftune.experiments.studies.s004.table7 import EASY_PLUS_PLUS, TABLE7_TOLERANCE
+from bftune.support.checkout import command
 
 #: The command that runs one reading's campaign (and the report after it).
-COMMAND = "uv run bftune reproduce 004 --scale paper --out DIR --only {name}"
+COMMAND = command("reproduce 004 --scale paper --out DIR --only {name}")
 EASYPP_STUDY_SET = EASY_PLUS_PLUS[0][0]  # EASY++ on the study's job set (the converter's)
 
 

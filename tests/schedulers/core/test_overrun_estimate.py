@@ -44,7 +44,7 @@ def test_an_expired_prediction_kept_plans_the_overrunning_job_as_ended():
 
 
 def test_the_option_needs_a_prediction_and_is_described():
-    with pytest.raises(ConfigError, match="overrun_estimate needs a --predictor other than walltime"):
+    with pytest.raises(ConfigError, match="overrun_estimate needs a predictor other than walltime"):
         SchedulerConfig.from_options({"overrun_estimate": "expired"})
     config = SchedulerConfig.from_options({"predictor": "last", "overrun_estimate": "expired"})
     assert config.describe() == "EASY(FCFS) predictor=last overrun_estimate=expired"

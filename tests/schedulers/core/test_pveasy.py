@@ -161,11 +161,11 @@ def test_a_pass_that_preempts_starts_nothing_and_a_pass_with_kills_in_flight_dec
 
 
 @pytest.mark.parametrize("options, message", [
-    ({"scheduler": "pv-easy", "reservation": "machines"}, "reservation needs --scheduler easy"),
-    ({"scheduler": "pv-easy", "backfill_policy": "SPF"}, "backfill_policy needs --scheduler easy"),
-    ({"scheduler": "pv-easy", "backfill": False}, "backfill needs --scheduler easy"),
-    ({"scheduler": "pv-easy", "selector": "full"}, "selector needs --scheduler easy"),
-    ({"scheduler": "pv-easy", "classifier": "rf"}, "classifier needs --scheduler easy"),
+    ({"scheduler": "pv-easy", "reservation": "machines"}, "reservation needs scheduler='easy'"),
+    ({"scheduler": "pv-easy", "backfill_policy": "SPF"}, "backfill_policy needs scheduler='easy'"),
+    ({"scheduler": "pv-easy", "backfill": False}, "backfill needs scheduler='easy'"),
+    ({"scheduler": "pv-easy", "selector": "full"}, "selector needs scheduler='easy'"),
+    ({"scheduler": "pv-easy", "classifier": "rf"}, "classifier needs scheduler='easy'"),
     ({"scheduler": "pveasy"}, "scheduler: expected one of easy, pv-easy"),
     ({"predictor": "virtual:1"}, "X in [0, 1)"),
     ({"predictor": "virtual:-0.1"}, "X in [0, 1)"),
@@ -174,7 +174,7 @@ def test_a_pass_that_preempts_starts_nothing_and_a_pass_with_kills_in_flight_dec
     ({"predictor": "last:2"}, "takes no parameter"),
     ({"predictor": "oracle"}, "unknown predictor 'oracle'"),
     ({"predictor": "last", "backfill": False}, "predictor needs backfilling"),
-    ({"predictor": "last", "classifier": "rf"}, "predictor needs no --classifier"),
+    ({"predictor": "last", "classifier": "rf"}, "predictor needs no classifier"),
 ])
 def test_misuse_is_an_error_naming_the_option(options, message):
     with pytest.raises(ConfigError, match=re.escape(message)):

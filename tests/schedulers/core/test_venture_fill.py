@@ -52,7 +52,7 @@ def test_a_job_predicted_to_end_by_the_reservation_is_tagged_so():
 
 
 def test_the_option_needs_pv_easy_and_is_described():
-    with pytest.raises(ConfigError, match="venture_fill needs --scheduler pv-easy"):
+    with pytest.raises(ConfigError, match="venture_fill needs scheduler='pv-easy'"):
         SchedulerConfig.from_options({"venture_fill": "none"})
     config = SchedulerConfig.from_options({"scheduler": "pv-easy", "venture_fill": "shortest"})
     assert config.describe() == "PV-EASY(FCFS, venture_fill=shortest)"

@@ -133,7 +133,7 @@ def test_the_safeguard_period_option_builds_the_periodic_check():
     assert cfg.to_dict()["safeguard_period"] == "1w"  # durations are written as the user writes them
     with pytest.raises(Exception, match="safeguard_period needs the safeguard"):
         SchedulerConfig.from_options({"classifier": "rf", "safeguard": False, "safeguard_period": "1w"})
-    with pytest.raises(Exception, match="safeguard_period needs --classifier"):
+    with pytest.raises(Exception, match="safeguard_period needs classifier"):
         SchedulerConfig.from_options({"safeguard_period": "1w"})
 
 
@@ -334,5 +334,5 @@ def test_the_learning_options_reach_the_classifier():
                if isinstance(h, SmallFirst)]
     assert (hook.clf.calendar.unix_start_time, hook.clf.calendar.tz_name) == (835823160, "US/Eastern")
     assert (hook.clf.aggregate_classes, hook.clf.categorical, hook.clf.relabel) == ("true", "none", "none")
-    with pytest.raises(Exception, match="relabel needs --learning online"):
+    with pytest.raises(Exception, match="relabel needs learning='online'"):
         SchedulerConfig.from_options({"classifier": "rf", "learning": "decoupled", "relabel": "last-week-median"})

@@ -72,7 +72,7 @@ BAD_CONFIGS = [
     (HEAD + "[workload]\ncleaning = 'strong'\n" + OK_TRACE, "[workload] cleaning: 'strong' is not one of"),
     (HEAD + OK_TRACE + "divider_window = 'soon'\n", "[classification] divider_window"),
     (HEAD + OK_TRACE + "learning = 'decoupled'\ndivider_window = 'inf'\n",
-     "[classification] divider_window: needs --learning online"),
+     "[classification] divider_window: needs learning='online'"),
     (HEAD + "[workload]\ncleaning = 'keep-overruns'\n" + OK_TRACE, "[classification] traces: cleaning"),
     (HEAD + OK_TRACE + "variants = ['base']\nfeatures = 'live'\n",
      "[classification] features: applies to the variants rf, rf-no-safeguard"),

@@ -58,7 +58,7 @@ OK = "[pv-easy]\ntraces = ['synthetic:100:8']\n"
     (HEAD + OK + "options = {nope = 1}\n", "[pv-easy] options: nope: unknown option"),
     (HEAD + OK + "options = {policy = 'SPF'}\n", "[pv-easy] options: policy: give it as the section's own key"),
     (HEAD + OK + "options = {venture_fill = 'all'}\n", "[pv-easy] options.venture_fill: expected one of"),
-    (HEAD + OK + "options = {venture_fill = 'none'}\n", "[pv-easy] options: venture_fill needs --scheduler pv-easy"),
+    (HEAD + OK + "options = {venture_fill = 'none'}\n", "[pv-easy] options: venture_fill needs scheduler='pv-easy'"),
     (HEAD + OK + "virtual_errors = [0.1]\noptions = {predictor = 'exact'}\n",
      "[pv-easy] options: predictor: it would replace the virtual predictor"),
     (HEAD + OK + "job_tables = 1\n", "[pv-easy] job_tables: expected true or false"),

@@ -113,7 +113,7 @@ def test_pybatsim_runs_the_entry_against_recorded_batsim_messages():
     ({"bogus": 1}, "invalid option: unknown option(s) bogus"),
     ([1, 2], "invalid option: options must be a JSON object"),
     ({"scheduler": "pv-easy", "predictor": "virtual:2"}, "invalid option: predictor: virtual:X needs X in [0, 1)"),
-    ({"scheduler": "pv-easy", "reservation": "machines"}, "invalid option: reservation needs --scheduler easy"),
+    ({"scheduler": "pv-easy", "reservation": "machines"}, "invalid option: reservation needs scheduler='easy'"),
 ])
 def test_bad_option_is_a_clear_error_before_any_message(options, expected):
     # Hold the port: had pybatsim got as far as binding it would fail with "Address already in use".
