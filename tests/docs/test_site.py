@@ -49,6 +49,21 @@ def test_the_site_builds_in_strict_mode_with_every_page(site):
         assert (site / page).is_file(), page
 
 
+@pytest.mark.slow
+def test_the_tutorial_page_shows_the_notebook_as_this_bftune_runs_it(site):
+    """docs/tutorial.ipynb is kept without outputs; the build executes it (mkdocs-jupyter) and the page
+    shows its tables and pictures, with its links to pages made the site's (docs/hooks.py)."""
+    page = (site / "tutorial" / "index.html").read_text()
+    assert "EASY(SAF+threshold(40h))" in page and "EASY(./mypolicy.py:score+threshold(40h))" in page
+    assert page.count('src="data:image/png') >= 2
+    assert 'href="../guides/python/"' in page and 'href="../guides/plugins/"' in page
+    assert not re.search(r'href="[^":#]+\.md[#"]', page)  # every link to a page was rewritten
+    assert '<script src="">' not in page and "mermaid.esm" not in page
+    assert (site / "tutorial" / "tutorial.ipynb").is_file()  # the page's download link
+    getting_started = (site / "getting-started" / "index.html").read_text()
+    assert 'href="../tutorial/"' in getting_started
+
+
 def test_generated_pages_hold_what_the_code_produces(site):
     from bftune.experiments.cli.main import build_parser
     from bftune.schedulers.options import OPTIONS
@@ -127,7 +142,8 @@ def test_the_site_loads_nothing_from_the_network(site):
     offenders = []
     for path in list(site.rglob("*.html")) + list(site.rglob("*.css")):
         text = path.read_text(errors="replace")
-        if remote.search(text) or re.search(r"url\(\s*['\"]?(?:https?:)?//", text) or "fonts.googleapis" in text:
+        if remote.search(text) or re.search(r"url\(\s*['\"]?(?:https?:)?//", text) or "fonts.googleapis" in text \
+                or re.search(r"""import\(\s*["'](?:https?:)?//""", text):  # a script's module from a CDN
             offenders.append(str(path.relative_to(site)))
     assert offenders == []
 
@@ -155,6 +171,21 @@ def test_an_included_report_that_links_to_nothing_stops_the_build(tmp_path, monk
     (tmp_path / "src.py").write_text("")
     (tmp_path / "report.md").write_text("[code](src.py) and [`src.py`](src.py)\n")
     assert hooks.include("report.md", "reproductions/x.md") == "code (`src.py`) and `src.py`\n"
+
+
+def test_a_notebooks_links_become_the_sites_and_a_link_to_nothing_stops_the_build(tmp_path):
+    """MkDocs does not read a notebook's Markdown: the hook rewrites its links to pages, and checks them."""
+    from mkdocs.structure.files import File, Files
+
+    hooks = load_hooks()
+    page, target = (File(path, str(tmp_path), str(tmp_path / "site"), True)
+                    for path in ("tutorial.md", "guides/python.md"))
+    files = Files([page, target])
+    html = '<a href="guides/python.md#x">p</a> <a href="https://example.org/a.md">w</a><script src=""> </script>'
+    assert hooks.notebook_page(html, page, files) == \
+        '<a href="../guides/python/#x">p</a> <a href="https://example.org/a.md">w</a>'
+    with pytest.raises(hooks.PluginError, match="guides/gone.md"):
+        hooks.notebook_page('<a href="guides/gone.md">gone</a>', page, files)
 
 
 def test_a_checked_table_that_misses_a_column_stops_the_build():

@@ -232,7 +232,7 @@ def test_campaign_and_tune_write_only_into_a_new_empty_or_their_own_directory(tm
     (mine / "report.md").write_text("my own notes")
     assert main(["campaign", "tiny_synthetic_offline", "--out", str(mine), "--workers", "1", "--no-progress"]) == 2
     assert "holds 'report.md' and no campaign.json" in capsys.readouterr().err
-    assert main(["tune", "--synthetic", "2000", "--procs", "32", "--budget", "10s", "--out", str(mine)]) == 2
+    assert main(["tune", "--synthetic", "2000", "--procs", "32", "--budget", "10s", "--holdout", "0", "--out", str(mine)]) == 2
     assert "holds 'report.md' and no tune.json" in capsys.readouterr().err
     assert sorted(p.name for p in mine.iterdir()) == ["report.md"] and (mine / "report.md").read_text() == "my own notes"
     # the runs of shards, copied into a new directory to be merged, are the campaign's own: accepted
