@@ -22,6 +22,9 @@ A page names what the hook puts in with an HTML comment on a line of its own:
     ``files-compare`` (the files of a result directory, from the runners' own lists).  A field the
     code adds without a row, or a row for a field that is gone, stops the build.
 
+The tutorial notebook (docs/tutorial.ipynb), which the mkdocs-jupyter plugin executes and renders, gets
+its kernel (:func:`notebook_kernel`: this Python's) and its links to pages (:func:`notebook_page`) here.
+
 Why hooks rather than a plugin: they need nothing installed beyond MkDocs, and they read the code that
 the rest of the site documents.  ``tests/docs/test_site.py`` builds the site in strict mode.
 """
@@ -53,6 +56,8 @@ LINK = re.compile(r"(?<!!)\[([^\]]*)\]\(([^)\s]+)\)")
 HELP_WIDTH = "100"
 
 _api_paths: list[str] = []
+#: JUPYTER_PATH as it was before the build put the notebook's kernel first (:func:`notebook_kernel`).
+_jupyter_path: list[str | None] = []
 
 
 # --- events -------------------------------------------------------------------------------------
@@ -77,6 +82,10 @@ def on_config(config):
     if plugin is not None:
         python = plugin.config.handlers.setdefault("python", {})
         python["paths"] = [*python.get("paths", []), *_api_paths]
+    if config.plugins.get("mkdocs-jupyter") is not None and not _jupyter_path:
+        _jupyter_path.append(os.environ.get("JUPYTER_PATH"))
+        kernels = notebook_kernel(Path(_api_paths[0]) / "jupyter")
+        os.environ["JUPYTER_PATH"] = os.pathsep.join(p for p in (str(kernels), _jupyter_path[0]) if p)
     return config
 
 
@@ -111,6 +120,12 @@ def on_shutdown() -> None:
     for folder in _api_paths:
         shutil.rmtree(folder, ignore_errors=True)
     _api_paths.clear()
+    if _jupyter_path:
+        previous = _jupyter_path.pop()
+        if previous is None:
+            os.environ.pop("JUPYTER_PATH", None)
+        else:
+            os.environ["JUPYTER_PATH"] = previous
 
 
 def on_page_markdown(markdown: str, page, config, files) -> str:
@@ -140,8 +155,58 @@ ANCHOR = re.compile(r'\bid="(bftune\.[\w.]+)"')
 
 
 def on_page_content(html: str, page, config, files) -> str:
-    """Resolve the docstrings' Sphinx roles on the page mkdocstrings renders them on (:func:`resolve_roles`)."""
+    """Resolve the docstrings' Sphinx roles on the page mkdocstrings renders them on (:func:`resolve_roles`);
+    make a notebook's page a page of this site (:func:`notebook_page`)."""
+    if page.file.src_uri.endswith(".ipynb"):
+        return notebook_page(html, page.file, files)
     return resolve_roles(html) if ROLE.search(html) else html
+
+
+# --- the tutorial notebook (docs/tutorial.ipynb, rendered by mkdocs-jupyter) -------------------------------
+
+#: A link of a notebook's Markdown to a page, as Jupyter and GitHub follow it: a relative ``.md`` path.
+NOTEBOOK_LINK = re.compile(r'href="(?![a-z][a-z0-9+.-]*:|/|#)([^"#?]+\.md)(#[^"]*)?"')
+#: What nbconvert's page template loads that the tutorial does not use, and that would reach the network or
+#: fetch nothing: MathJax with no address (``<script src="">`` requests the page itself; the notebook has no
+#: maths) and the loader of Mermaid diagrams from a CDN (it has no diagram).
+NOTEBOOK_UNUSED = re.compile(r'<script src="">\s*</script>|<script type="module">(?:(?!</script>).)*?mermaid'
+                             r'(?:(?!</script>).)*</script>', re.S)
+
+
+def notebook_kernel(folder: Path) -> str:
+    """A kernel ``python3`` that runs this Python, quietly: the Jupyter data folder that holds it.
+
+    mkdocs-jupyter executes the tutorial with the kernel called ``python3``; the one Jupyter finds first
+    could be another environment's (a user-wide kernel), without bftune.  This one runs ``sys.executable``,
+    the build's own environment, and keeps the kernel's log to errors: ipykernel warns at every start that
+    its local TCP sockets are not encrypted, a line that says nothing about the page (and that the strict
+    build's check for warnings would take for one).  Its matplotlib backend is the notebook's, which draws
+    the figures into the page, whatever MPLBACKEND the build has (``Agg`` on a CI would drop them).
+    :func:`on_config` puts the folder first on JUPYTER_PATH.
+    """
+    from ipykernel.kernelspec import write_kernel_spec
+
+    write_kernel_spec(folder / "kernels" / "python3", extra_arguments=["--IPKernelApp.log_level=ERROR"],
+                      overrides={"env": {"MPLBACKEND": "module://matplotlib_inline.backend_inline"}})
+    return str(folder)
+
+
+def notebook_page(html: str, file, files) -> str:
+    """A notebook's HTML as a page of the site: its links to pages resolved, nothing loaded that it does not use.
+
+    The notebook's Markdown links to pages by their files (``guides/python.md``), which Jupyter and GitHub
+    follow; MkDocs does not read a notebook's Markdown, so its links are rewritten here to the pages' URLs,
+    and one to no page stops the build, as a broken link of a Markdown page does.
+    """
+
+    def link(match: re.Match[str]) -> str:
+        path = posixpath.normpath(posixpath.join(posixpath.dirname(file.src_uri), match.group(1)))
+        target = files.get_file_from_path(path)
+        if target is None:
+            raise PluginError(f"{file.src_uri}: a link to {match.group(1)}, which is no page of the site")
+        return f'href="{target.url_relative_to(file)}{match.group(2) or ""}"'
+
+    return NOTEBOOK_UNUSED.sub("", NOTEBOOK_LINK.sub(link, html))
 
 
 def resolve_roles(html: str) -> str:
