@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 #: The version, defined here only (pyproject.toml reads it).
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 from bftune.support import compiled as _compiled  # noqa: E402  # after __version__, which the build reads statically
 
