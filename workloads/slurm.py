@@ -523,6 +523,21 @@ def _tres_kinds(text: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(kinds))
 
 
+#: The header line that names a user number (``; User: 62 user64``): SWF keeps numbers, admins know names.
+USER_LINE = "; User: "
+
+
+def user_names(trace: Trace) -> dict[int, str]:
+    """The user names a Slurm dump's trace carries in its header lines (empty for an SWF trace)."""
+    out: dict[int, str] = {}
+    for line in trace.header_lines:
+        if line.startswith(USER_LINE):
+            number, _, name = line[len(USER_LINE):].partition(" ")
+            if number.isdigit() and name:
+                out[int(number)] = name
+    return out
+
+
 def _numbered(names: dict[str, int], text: str) -> int:
     """1, 2, ... in order of first appearance; -1 for a missing value."""
     text = text.strip()
@@ -694,6 +709,7 @@ def _header_lines(path: Path, jobs: list, m: int, t0: int, zone: str, tally: _Ta
     if partitions:
         lines.append(f"; MaxPartitions: {len(partitions)}")
         lines.extend(f"; Partition: {n} {name}" for name, n in partitions.items())
+    lines.extend(f"{USER_LINE}{n} {name}" for name, n in users.items())  # reports name users as the site does
     if m_from_dump:
         lines.append("; Note: MaxProcs is the largest allocation in the dump (the machine's size was not given)")
     dropped = ", ".join(f"{k}={v}" for k, v in counts.items() if v and k not in SLURM_CHANGES)

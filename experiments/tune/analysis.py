@@ -214,7 +214,8 @@ def fairness(race: Race, c: Candidate) -> dict:
             "jobs_waiting_longer": float(np.mean(a > b)), "users_judged": len(judged),
             "users_worse_off": len(worse),
             "worst_user": None if worst is None else {"user": worst[2], "jobs": worst[3], "mean_wait_ratio": worst[0],
-                                                      "mean_wait_increase_s": worst[1]},
+                                                      "mean_wait_increase_s": worst[1],
+                                                      "name": race.data.get("user_names", {}).get(worst[2])},
             "mean_wait_s": float(a.mean()), "baseline_mean_wait_s": float(b.mean())}
 
 

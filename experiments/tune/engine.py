@@ -46,6 +46,7 @@ from bftune.experiments.tune.weeks import Source, pool, run_task, spec_of, task_
 from bftune.workloads.cleaning import identity_name
 from bftune.schedulers.config import SchedulerConfig
 from bftune.workloads.model import WEEK, Trace
+from bftune.workloads.slurm import user_names
 from bftune.workloads.resample import whole_weeks
 
 #: A half with fewer whole weeks than this gives resampled weeks of little variety (said in the outputs).
@@ -168,7 +169,8 @@ def describe_data(settings: Settings) -> dict:
                         "machine that waits otherwise than this one (docs/semantics/replay.md)")
     return {"name": settings.name, "trace": settings.source.trace, "jobs": len(base.jobs), "procs": base.max_procs,
             "cleaning": dict(base.cleaning), "unix_start_time": base.unix_start_time, "timezone": base.timezone,
-            "halves": halves, "notes": notes, "read_s": read_s, "replay": fidelity, "checks": checks}
+            "halves": halves, "notes": notes, "read_s": read_s, "replay": fidelity, "checks": checks,
+            "user_names": user_names(base)}
 
 
 def replay_of(base: Trace, tau: float) -> dict | None:

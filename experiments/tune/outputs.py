@@ -53,6 +53,7 @@ def recommendation_record(race: Race, rows: list[dict], rec: dict) -> dict:
                  "worst_week_max_wait_ratio": row.get("test_worst_week_max_wait_ratio"), **rec.get("risk", {})}}
     data = dict(race.data)
     data.pop("read_s", None)
+    data.pop("user_names", None)  # one per user of the log: the report uses them, the record names the worst
     return {
         "configuration": normalised(c.options), "label": c.label, "in_words": sentence(c), "family": c.family,
         "requires": c.requires,

@@ -173,7 +173,8 @@ def _recommendation(race: Race, rec: dict, record: dict) -> str:
                  ("users (10 jobs or more) whose mean wait grows by more than 10 % and 10 min",
                   f"{risk['users_worse_off']} of {risk['users_judged']}"),
                  ("worst such user", "none" if not worst else
-                  f"user {worst['user']} ({worst['jobs']} jobs): mean wait x{worst['mean_wait_ratio']:.2f}, "
+                  f"{worst.get('name') or 'user ' + str(worst['user'])} ({worst['jobs']} jobs): mean wait "
+                  f"x{worst['mean_wait_ratio']:.2f}, "
                   f"+{worst['mean_wait_increase_s'] / 3600:.1f} h")]
     out += [f"<tr><td>{_e(a)}</td><td>{_e(b)}</td></tr>" for a, b in rows]
     out.append("</table>")

@@ -123,3 +123,18 @@ def test_tune_on_one_partition_names_it_and_its_forms_carry_the_option(tmp_path)
     assert record["data"]["name"].endswith("(partition p1)")
     assert record["data"]["cleaning"]["other_partition"] > 1000
     assert "--partition p1" in record["forms"]["simulate"]
+
+
+def test_users_keep_their_names_for_the_reports(dump, tmp_path):
+    """tune named users by an internal number ("user 62" was the dump's user64): the trace carries the names,
+    also through an SWF file written from it."""
+    from bftune.workloads.read import read_workload
+    from bftune.workloads.slurm import user_names
+
+    trace = read_workload(dump)
+    names = user_names(trace)
+    assert names == {1: "alice", 2: "bob", 3: "carol", 4: "dave", 5: "erin"}
+    assert {names[j.user] for j in trace.jobs} == set(names.values())
+    swf = tmp_path / "t.swf"
+    write_swf(trace, swf)
+    assert user_names(read_workload(swf)) == names
