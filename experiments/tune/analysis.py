@@ -213,10 +213,17 @@ def fairness(race: Race, c: Candidate) -> dict:
             "jobs_waiting_1h_shorter": float(np.mean(a <= b - HOUR)),
             "jobs_waiting_longer": float(np.mean(a > b)), "users_judged": len(judged),
             "users_worse_off": len(worse),
-            "worst_user": None if worst is None else {"user": worst[2], "jobs": worst[3], "mean_wait_ratio": worst[0],
-                                                      "mean_wait_increase_s": worst[1],
-                                                      "name": race.data.get("user_names", {}).get(worst[2])},
+            "worst_user": None if worst is None else _worst_user(race, worst),
             "mean_wait_s": float(a.mean()), "baseline_mean_wait_s": float(b.mean())}
+
+
+def _worst_user(race: Race, worst: tuple) -> dict:
+    """The worst-off user: its number, jobs and wait figures, and its name where the log has one (a Slurm dump)."""
+    out = {"user": worst[2], "jobs": worst[3], "mean_wait_ratio": worst[0], "mean_wait_increase_s": worst[1]}
+    name = race.data.get("user_names", {}).get(worst[2])
+    if name is not None:
+        out["name"] = name
+    return out
 
 
 def _sums() -> list[float]:

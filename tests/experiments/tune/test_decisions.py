@@ -138,3 +138,15 @@ def test_every_candidate_is_said_in_words():
         "EASY backfilling; the queue in submission order, and backfilling tries the waiting jobs in the same order.")
     for c in build(("pairs", "selectors", "pv-easy", "classifier")):
         assert sentence(c).endswith(".") and len(sentence(c)) > 40
+
+
+def test_the_worst_user_is_named_as_the_log_names_it():
+    class Named:
+        data = {"user_names": {62: "user64"}}
+
+    class Numbered:
+        data: dict = {}
+
+    worst = (6.9, 8162.0, 62, 24)
+    assert analysis._worst_user(Named(), worst)["name"] == "user64"  # type: ignore[arg-type]
+    assert "name" not in analysis._worst_user(Numbered(), worst)  # type: ignore[arg-type]
