@@ -34,6 +34,8 @@ FLOOR_S = 60.0
 #: The verdict (docs/semantics/replay.md#verdict): (name, AvgWait ratio range, least per-job rank
 #: correlation, least weekly AvgWait correlation), first match wins, else "far".
 VERDICTS = (("close", (2 / 3, 3 / 2), 0.5, 0.7), ("rough", (1 / 2, 2.0), 0.3, 0.5))
+#: Fewer jobs compared than this: no verdict ("unknown"), the correlations of a handful of jobs say nothing.
+MIN_JOBS = 200
 
 
 @dataclass
@@ -107,7 +109,9 @@ def replay(trace: Trace, config: SchedulerConfig, tau: float = 10.0) -> Replay:
 
 
 def verdict(r: Replay) -> str:
-    """``close``, ``rough`` or ``far`` (:data:`VERDICTS`)."""
+    """``close``, ``rough`` or ``far`` (:data:`VERDICTS`); ``unknown`` under :data:`MIN_JOBS` jobs."""
+    if r.jobs < MIN_JOBS:
+        return "unknown"
     ratio = r.simulated["avg_wait"] / r.logged["avg_wait"] if r.logged["avg_wait"] > 0 else math.inf
     for name, (low, high), rank, weekly in VERDICTS:
         if low <= ratio <= high and r.rank_correlation >= rank and not r.weekly_correlation < weekly:
@@ -118,6 +122,9 @@ def verdict(r: Replay) -> str:
 def verdict_line(r: Replay) -> str:
     """The plain sentence the command and tune's report lead with."""
     ratio = r.simulated["avg_wait"] / r.logged["avg_wait"] if r.logged["avg_wait"] > 0 else math.inf
+    if r.verdict == "unknown":
+        return (f"too few jobs with a logged wait to judge how far the simulator reproduces this machine "
+                f"({r.jobs:,} < {MIN_JOBS}; {r.config})")
     how = {"close": "reproduces this machine closely", "rough": "reproduces this machine roughly",
            "far": "does NOT reproduce this machine"}[r.verdict]
     return (f"the simulator {how}: simulated AvgWait {ratio:.2f} x the logged one, per-job rank correlation "

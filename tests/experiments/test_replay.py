@@ -87,3 +87,9 @@ def test_a_log_without_any_logged_wait_is_one_line(tmp_path, capsys):
     write_swf(generate(100, 16, seed=1), path)  # synthetic jobs have no logged wait: field 3 is -1
     assert main(["replay", "--trace", str(path)]) == 2
     assert "no job has a logged wait" in capsys.readouterr().err
+
+
+def test_a_handful_of_jobs_gets_no_verdict():
+    trace = logged_as_simulated(generate(50, 8, seed=1))
+    r = replay(trace, EASY)
+    assert r.verdict == "unknown" and "too few jobs with a logged wait" in r.as_dict()["verdict_line"]
