@@ -94,19 +94,31 @@ def cdf_plot(race: Race, rec: dict) -> str | None:
         return None
     plt = pyplot()
     c = rec["candidate"]
-    fig, ax = plt.subplots(figsize=(8, 4.2))
+    fig, (ax, tail) = plt.subplots(1, 2, figsize=(11, 4.2))
     for cand, label, colour in ((race.baselines[c.warmup], "EASY-FCFS-FCFS", "#555555"),
                                 (c, f"recommended: {c.label}", "#d62728")):
         w = np.sort(analysis.waits(race, cand))
         if not len(w):
             continue
-        ax.step(np.maximum(w, 1.0) / 3600, np.arange(1, len(w) + 1) / len(w), where="post", color=colour, label=label)
+        hours = np.maximum(w, 1.0) / 3600
+        ax.step(hours, np.arange(1, len(w) + 1) / len(w), where="post", color=colour, label=label)
+        # the tail the CDF squeezes into its top: the share of jobs waiting longer than x, on a log scale
+        longer = 1.0 - np.arange(1, len(w) + 1) / len(w)
+        keep = longer > 0
+        tail.step(hours[keep], longer[keep], where="post", color=colour, label=label)
     ax.set_xscale("log")
     ax.set_xlabel("waiting time (hours, log scale; waits under 1 s drawn at 1 s)")
     ax.set_ylabel("share of jobs waiting at most that long")
     ax.set_title(f"every job of the {race.test_weeks} testing weeks", fontsize=9)
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8, loc="lower right")
+    tail.set_xscale("log")
+    tail.set_yscale("log")
+    tail.set_xlabel("waiting time (hours, log scale)")
+    tail.set_ylabel("share of jobs waiting longer (log scale)")
+    tail.set_title("the tail: the longest waits", fontsize=9)
+    tail.grid(alpha=0.3, which="both")
+    fig.tight_layout()
     return png(fig)
 
 

@@ -241,7 +241,9 @@ def _cdf(race: Race, rec: dict) -> str:
     if image is None:
         return "<h2>Waiting times</h2><p>No recommendation other than EASY-FCFS-FCFS: nothing to compare.</p>"
     return "\n".join(["<h2>Waiting times</h2>", "<p>Every job of the testing weeks, under the recommendation and "
-                      "under EASY-FCFS-FCFS (the same jobs).</p>", _img(image, "wait CDF")])
+                      "under EASY-FCFS-FCFS (the same jobs): the distribution, and on the right its tail (the share "
+                      "of jobs waiting longer than each time, on log scales), where a recommendation that shortens "
+                      "the mean may lengthen the longest waits.</p>", _img(image, "wait CDF and tail")])
 
 
 def _budget(race: Race) -> str:

@@ -63,6 +63,7 @@ def test_the_recommendation_and_every_form_of_it(quick, capsys):
     assert all(row["reason"] for row in ranking)
     html = (quick / "report.html").read_text()
     assert html.count("data:image/png;base64,") == 4  # ranking, distributions, CDF, budget: embedded
+    assert 'alt="wait CDF and tail"' in html and "the share of jobs waiting longer" in html
     for remote in ('src="http', "src='http", "<link", "<script", "url(http", "@import"):
         assert remote not in html, remote  # nothing fetched from a network
     assert rec["label"] in html
