@@ -209,12 +209,37 @@ def fairness(race: Race, c: Candidate) -> dict:
         if mx > my * (1 + share) and mx - my > seconds:
             worse.append((mx / my if my > 0 else math.inf, mx - my, user, n))
     worst = max(worse, default=None, key=_by_increase)
+    sizes = by_size(race, c, a, b)
     return {"jobs": int(len(a)), "jobs_waiting_1h_longer": float(np.mean(a >= b + HOUR)),
             "jobs_waiting_1h_shorter": float(np.mean(a <= b - HOUR)),
             "jobs_waiting_longer": float(np.mean(a > b)), "users_judged": len(judged),
             "users_worse_off": len(worse),
             "worst_user": None if worst is None else _worst_user(race, worst),
-            "mean_wait_s": float(a.mean()), "baseline_mean_wait_s": float(b.mean())}
+            "mean_wait_s": float(a.mean()), "baseline_mean_wait_s": float(b.mean()),
+            **({"by_size": sizes} if sizes else {})}
+
+
+#: Job sizes as shares of the machine: the classes of "who loses" (upper bounds; the last takes the rest).
+SIZE_CLASSES = ((0.01, "up to 1 % of the machine"), (0.10, "1-10 %"), (0.50, "10-50 %"), (1.0, "over half"))
+
+
+def by_size(race: Race, c: Candidate, ours: np.ndarray, theirs: np.ndarray) -> list[dict]:
+    """Mean waits by job size class, ours and EASY-FCFS's, on the same testing jobs (empty when the stored
+    weeks predate sizes)."""
+    rows = [race.store.get("test", c.key, w) for w in range(race.test_weeks)]
+    if not rows or any("procs" not in r for r in rows):
+        return []
+    procs = np.array([p for r in rows for p in r["procs"]], dtype=float) / race.data["procs"]
+    if len(procs) != len(ours):
+        return []
+    out, low = [], 0.0
+    for high, label in SIZE_CLASSES:
+        mask = (procs > low) & (procs <= high)
+        low = high
+        if mask.any():
+            out.append({"class": label, "jobs": int(mask.sum()), "mean_wait_s": float(ours[mask].mean()),
+                        "baseline_mean_wait_s": float(theirs[mask].mean())})
+    return out
 
 
 def _worst_user(race: Race, worst: tuple) -> dict:

@@ -176,6 +176,9 @@ def _recommendation(race: Race, rec: dict, record: dict) -> str:
                   f"{worst.get('name') or 'user ' + str(worst['user'])} ({worst['jobs']} jobs): mean wait "
                   f"x{worst['mean_wait_ratio']:.2f}, "
                   f"+{worst['mean_wait_increase_s'] / 3600:.1f} h")]
+        rows += [(f"mean wait of jobs of {size['class']} ({size['jobs']:,} jobs)",
+                  f"{size['mean_wait_s'] / 3600:.2f} h (EASY-FCFS {size['baseline_mean_wait_s'] / 3600:.2f} h)")
+                 for size in risk.get("by_size", [])]
     out += [f"<tr><td>{_e(a)}</td><td>{_e(b)}</td></tr>" for a, b in rows]
     out.append("</table>")
     out.append(f"<p><b>It requires</b>: {_e(c.requires)}</p></div>")

@@ -104,6 +104,7 @@ def week_metrics(result, judged_from: float, tau: float, keep_jobs: bool) -> dic
         order = sorted(range(n), key=ids.__getitem__)
         row["waits"] = [_number(waits[i]) for i in order]
         row["users"] = [judged[i][0].user for i in order]
+        row["procs"] = [judged[i][0].procs for i in order]  # who loses, by job size (rows stored before: none)
     return row
 
 

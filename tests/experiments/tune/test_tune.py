@@ -64,6 +64,8 @@ def test_the_recommendation_and_every_form_of_it(quick, capsys):
     html = (quick / "report.html").read_text()
     assert html.count("data:image/png;base64,") == 4  # ranking, distributions, CDF, budget: embedded
     assert 'alt="wait CDF and tail"' in html and "the share of jobs waiting longer" in html
+    sizes = rec["risk"]["by_size"]  # who loses, by job size: every testing job in one class
+    assert sum(size["jobs"] for size in sizes) == rec["risk"]["jobs"] and "mean wait of jobs of" in html
     for remote in ('src="http', "src='http", "<link", "<script", "url(http", "@import"):
         assert remote not in html, remote  # nothing fetched from a network
     assert rec["label"] in html
