@@ -128,21 +128,30 @@ machine.
 
 from __future__ import annotations
 
-import datetime as _dt
 import os
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from itertools import chain
 from pathlib import Path
 from typing import Callable, Iterator, Sequence
-from zoneinfo import ZoneInfo
 
 from bftune.support import inputs
 from bftune.workloads import limits
-from bftune.workloads.cleaning import CLEANING_KEYS, WalltimeFallback, check_cleaning, clean_rows
+from bftune.workloads.cleaning import WalltimeFallback, check_cleaning
 from bftune.workloads.errors import WorkloadError
 from bftune.workloads.model import Trace
 from bftune.workloads.sacct_columns import cut, names_text, parse_format
+from bftune.workloads.sacct_jobs import USER_LINE, build_trace, dump_name, user_names  # noqa: F401 - re-exported
+from bftune.workloads.sacct_records import (  # noqa: F401 - the rules: re-exported
+    _LISTED,
+    DEFAULT_OVERRUN_GRACE,
+    SLURM_CHANGES,
+    SLURM_CLEANING_KEYS,
+    SLURM_RULES,
+    Options,
+    Row,
+    Tally,
+)
 from bftune.workloads.sacct_header import (  # noqa: F401 - is_slurm_dump ...: re-exported
     header_of,
     headerless_dump_error,
@@ -160,18 +169,6 @@ from bftune.workloads.sacct_values import (  # noqa: F401 - check_timezone and p
     seconds,
 )
 
-#: Records that are not jobs, in the order they are tested (module docstring).
-SLURM_RULES: tuple[str, ...] = ("ambiguous_line", "other_cluster", "job_step", "heterogeneous_component",
-                                "other_partition", "pending_at_dump", "never_started", "running_at_dump",
-                                "requeued_attempt", "duplicate_job_id")
-#: Jobs kept but changed by the reading (module docstring).
-SLURM_CHANGES: tuple[str, ...] = ("time_limit_unlimited", "time_limit_partition", "ambiguous_local_time",
-                                  "nonexistent_local_time", "runtime_capped_at_limit")
-#: Every key of a Slurm trace's ``cleaning``: the Slurm rules, then the SWF cleaning's keys, then the changes
-#: (``never_started`` is both a Slurm rule and the ``ran`` cleaning's: one key, the records of both).
-SLURM_CLEANING_KEYS: tuple[str, ...] = tuple(dict.fromkeys(SLURM_RULES + CLEANING_KEYS + SLURM_CHANGES))
-#: Seconds a job may run past its time limit and still be read as killed at it (module docstring).
-DEFAULT_OVERRUN_GRACE = 300
 
 #: Required columns -> the header names that serve (the first one present wins).
 REQUIRED: dict[str, tuple[str, ...]] = {
@@ -185,8 +182,6 @@ OPTIONAL: dict[str, tuple[str, ...]] = {
 #: The ``--format`` that gives every column the reader uses.
 SACCT_FORMAT = "JobID,User,Group,Partition,QOS,Submit,Start,End,Elapsed,Timelimit,NCPUS,ReqCPUS,NNodes,State"
 
-#: Cluster and partition names remembered for error lines (a dump may hold millions of distinct values).
-_LISTED = 1000
 _NO_LIMIT = {"unlimited": "time_limit_unlimited", "partition_limit": "time_limit_partition"}
 _STATUS = {"COMPLETED": 1, "CANCELLED": 5}
 _JOBID = re.compile(r"^(\d+)(?:_(\d+))?$")
@@ -198,18 +193,6 @@ _PLAIN_TRES = frozenset({"cpu", "mem", "node", "billing", "energy", "fs/disk", "
 # reading
 
 
-@dataclass(frozen=True)
-class _Options:
-    """What the caller asked for (read_slurm's keywords, checked)."""
-
-    procs: int | None
-    lenient: bool
-    partitions: frozenset[str] | None
-    cores_per_node: int | None
-    cluster: str | None
-    overrun_grace: int
-    sacct_format: str | None
-    delimiter: str | None
 
 
 @dataclass
@@ -225,38 +208,8 @@ class _Columns:
         return {i: _tres_kinds if column in tres else str.strip for column, i in self.index.items() if i is not None}
 
 
-@dataclass
-class _Row:
-    """A job as read from one record, before duplicates are resolved and jobs numbered."""
-
-    key: tuple[str, int, int]  # (cluster, job number, array index or -1)
-    submit: int
-    swf: list
-    lineno: int
-    state: str
-    tres: tuple[str, ...]
 
 
-@dataclass
-class _Tally:
-    """What the records of a dump add up to while they are read."""
-
-    counts: dict[str, int]
-    names: tuple[dict[str, int], dict[str, int], dict[str, int], dict[str, int]] = \
-        field(default_factory=lambda: ({}, {}, {}, {}))  # users, groups, QOS, partitions -> 1, 2, ...
-    rows: list[_Row] = field(default_factory=list)
-    limits_seen: dict[int, int] = field(default_factory=dict)  # partition -> largest finite time limit
-    no_limit: list[tuple[list, str]] = field(default_factory=list)
-    others: set[tuple[str, int, int]] = field(default_factory=set)  # keys of records that are not jobs
-    clusters: dict[str, None] = field(default_factory=dict)
-    partitions: dict[str, None] = field(default_factory=dict)
-    records: int = 0
-    shifted_hour: int = 0
-    max_nodes: int = 0
-
-    def seen(self, table: dict[str, None], value: str) -> None:
-        if len(table) < _LISTED:  # what an error line lists: a few names, never the whole dump
-            table.setdefault(value, None)
 
 
 def read_slurm(path: str | os.PathLike[str], *, procs: int | None = None, timezone: str | None = None,
@@ -285,11 +238,11 @@ def read_slurm(path: str | os.PathLike[str], *, procs: int | None = None, timezo
             tally = _collect(path, physical_lines(blocks), clock, opts)
     except inputs.InputError as exc:
         raise WorkloadError(str(exc)) from None
-    return _trace(path, tally, clock, opts, walltime_fallback, cleaning, name, inform, timezone is None)
+    return build_trace(path, tally, clock, opts, walltime_fallback, cleaning, name, inform, timezone is None)
 
 
 def _options(procs: int | None, lenient: bool, partitions: Sequence[str] | None, cores_per_node: int | None,
-             cluster: str | None, overrun_grace: int, sacct_format: str | None, delimiter: str | None) -> _Options:
+             cluster: str | None, overrun_grace: int, sacct_format: str | None, delimiter: str | None) -> Options:
     if procs is not None:
         procs = limits.procs(procs, "--procs")
     if cores_per_node is not None:
@@ -310,12 +263,12 @@ def _options(procs: int | None, lenient: bool, partitions: Sequence[str] | None,
                             "neither letters, digits nor line ends")
     if sacct_format is not None:
         parse_format(sacct_format)
-    return _Options(procs, lenient, chosen, cores_per_node, None if cluster is None else cluster.strip(),
+    return Options(procs, lenient, chosen, cores_per_node, None if cluster is None else cluster.strip(),
                     overrun_grace, sacct_format, delimiter)
 
 
 def _layout(path: Path, lines: Iterator[tuple[int, str]],
-            opts: _Options) -> tuple[_Columns, Layout, Iterator[tuple[int, str]]]:
+            opts: Options) -> tuple[_Columns, Layout, Iterator[tuple[int, str]]]:
     """The dump's columns (its header's, else ``sacct_format``'s) and the lines of its records."""
     found = next(((number, line) for number, line in lines if line.strip()), None)
     if found is None:
@@ -341,7 +294,7 @@ def _layout(path: Path, lines: Iterator[tuple[int, str]],
     return cols, Layout.of(given, delimiter, parsable, cols.used()), chain([(first, line)], lines)
 
 
-def _columns(names: list[str], where: str, what: str, opts: _Options) -> _Columns:
+def _columns(names: list[str], where: str, what: str, opts: Options) -> _Columns:
     lower = [n.strip().lower() for n in names]
     index: dict[str, int | None] = {}
     raw: dict[str, bool] = {}
@@ -363,10 +316,10 @@ def _columns(names: list[str], where: str, what: str, opts: _Options) -> _Column
     return _Columns(index, raw)
 
 
-def _collect(path: Path, lines: Iterator[tuple[int, str]], clock: Clock, opts: _Options) -> _Tally:
+def _collect(path: Path, lines: Iterator[tuple[int, str]], clock: Clock, opts: Options) -> Tally:
     """Every record of the dump read: the jobs as rows, the rest counted."""
     cols, layout, rest = _layout(path, lines, opts)
-    tally = _Tally(counts={key: 0 for key in SLURM_RULES + SLURM_CHANGES + ("malformed_line",)})
+    tally = Tally(counts={key: 0 for key in SLURM_RULES + SLURM_CHANGES + ("malformed_line",)})
     for lineno, text in records(rest, layout, str(path)):
         tally.records += 1
         try:
@@ -385,7 +338,7 @@ def _collect(path: Path, lines: Iterator[tuple[int, str]], clock: Clock, opts: _
     return tally
 
 
-def _check_clusters(path: Path, tally: _Tally, opts: _Options) -> None:
+def _check_clusters(path: Path, tally: Tally, opts: Options) -> None:
     """One cluster per machine: several without ``cluster`` chosen, or the chosen one absent, is an error; and
     the partitions chosen must be in the dump."""
     clusters = [c for c in tally.clusters if c.lower() not in MISSING]
@@ -402,7 +355,7 @@ def _check_clusters(path: Path, tally: _Tally, opts: _Options) -> None:
                             f"{known or 'no partition name'})")
 
 
-def _record(values: list[str], cols: _Columns, clock: Clock, tally: _Tally, opts: _Options,
+def _record(values: list[str], cols: _Columns, clock: Clock, tally: Tally, opts: Options,
             lineno: int) -> str | None:
     """One record: the rule it meets, or None when it is a job (then added to ``tally.rows``)."""
     ix = cols.index
@@ -442,8 +395,8 @@ def _record(values: list[str], cols: _Columns, clock: Clock, tally: _Tally, opts
     return None
 
 
-def _job(value: Callable[[str], str], cols: _Columns, clock: Clock, tally: _Tally, opts: _Options,
-         ident: tuple, times: tuple) -> _Row:
+def _job(value: Callable[[str], str], cols: _Columns, clock: Clock, tally: Tally, opts: Options,
+         ident: tuple, times: tuple) -> Row:
     """The SWF row of a record that is a job."""
     key, lineno, state = ident
     elapsed = None
@@ -473,7 +426,7 @@ def _job(value: Callable[[str], str], cols: _Columns, clock: Clock, tally: _Tall
     elif walltime > 0:
         tally.limits_seen[partition] = max(tally.limits_seen.get(partition, 0), walltime)
     tres = value("AllocTRES") or value("ReqTRES") or value("AllocGRES") or value("ReqGRES")
-    return _Row(key, t_sub, swf, lineno, state, _tres_kinds(tres))
+    return Row(key, t_sub, swf, lineno, state, _tres_kinds(tres))
 
 
 def _raw_seconds(text: str, column: str) -> int | None:
@@ -495,7 +448,7 @@ def _walltime(text: str, raw: bool) -> tuple[int, str]:
     return (limit if limit is not None else -1), ""
 
 
-def _processors(value: Callable[[str], str], cols: _Columns, opts: _Options) -> tuple[int, int, int]:
+def _processors(value: Callable[[str], str], cols: _Columns, opts: Options) -> tuple[int, int, int]:
     """Allocated and requested processors, and nodes (-1: unknown); whole nodes with ``cores_per_node``."""
     nodes = integer(value("NNodes"), "NNodes") if cols.index["NNodes"] is not None else -1
     if opts.cores_per_node is not None:
@@ -523,21 +476,6 @@ def _tres_kinds(text: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(kinds))
 
 
-#: The header line that names a user number (``; User: 62 user64``): SWF keeps numbers, admins know names.
-USER_LINE = "; User: "
-
-
-def user_names(trace: Trace) -> dict[int, str]:
-    """The user names a Slurm dump's trace carries in its header lines (empty for an SWF trace)."""
-    out: dict[int, str] = {}
-    for line in trace.header_lines:
-        if line.startswith(USER_LINE):
-            number, _, name = line[len(USER_LINE):].partition(" ")
-            if number.isdigit() and name:
-                out[int(number)] = name
-    return out
-
-
 def _numbered(names: dict[str, int], text: str) -> int:
     """1, 2, ... in order of first appearance; -1 for a missing value."""
     text = text.strip()
@@ -553,174 +491,3 @@ def _jobid_key(jobid: str, cluster: str) -> tuple[str, int, int] | None:
         return None
     job, index = (integer(g, "JobID") if g is not None else -1 for g in match.groups())
     return cluster, job, index
-
-
-# --------------------------------------------------------------------------
-# one job per JobID, then the trace
-
-
-def _one_per_job(path: Path, tally: _Tally, lenient: bool) -> list[_Row]:
-    """The rows with requeued attempts and repeated records taken out (module docstring), counted."""
-    groups: dict[tuple[str, int, int], list[_Row]] = {}
-    for row in tally.rows:
-        groups.setdefault(row.key, []).append(row)
-    kept = []
-    for key, rows in groups.items():
-        if len(rows) == 1 and not (key in tally.others and rows[0].state.startswith("REQUEUE")):
-            kept.append(rows[0])
-            continue
-        rows.sort(key=lambda row: (row.submit + row.swf[2], row.lineno))  # by start, then as printed
-        first_submit = min(row.submit for row in rows)
-        later = key in tally.others  # a record after the last attempt: pending, running or cancelled again
-        attempts = [row for i, row in enumerate(rows) if row.state.startswith("REQUEUE") and
-                    (i < len(rows) - 1 or later)]
-        tally.counts["requeued_attempt"] += len(attempts)
-        rest = [row for row in rows if row not in attempts]
-        if not rest:
-            continue
-        job, *again = sorted(rest, key=lambda row: row.lineno)
-        for other in again:
-            if other.swf[2:] != job.swf[2:] or other.submit != job.submit:
-                if not lenient:
-                    raise WorkloadError(
-                        f"{path}:{other.lineno}: JobID {_key_text(key)} again (first on line {job.lineno}) with "
-                        "other values; a dump of several clusters needs the Cluster column (sacct -M ... "
-                        "--format=Cluster,...) and --cluster, a dump joined from overlapping ones its repeats removed")
-        tally.counts["duplicate_job_id"] += len(again)
-        if attempts:  # the job was submitted once, when its first attempt was
-            job.swf[2] += job.submit - first_submit
-            job.submit = first_submit
-        kept.append(job)
-    return kept
-
-
-def _key_text(key: tuple[str, int, int]) -> str:
-    cluster, job, index = key
-    return f"{job}_{index}" if index >= 0 else str(job)
-
-
-def _trace(path: Path, tally: _Tally, clock: Clock, opts: _Options, walltime_fallback: WalltimeFallback,
-           cleaning: str, name: str | None, inform: Callable[[str], None] | None, utc: bool) -> Trace:
-    """The cleaned Trace of the rows read: limits filled in, jobs numbered, cleaned, described."""
-    counts = tally.counts
-    rows = _one_per_job(path, tally, opts.lenient)
-    overall = max(tally.limits_seen.values(), default=-1)
-    kept = {id(row.swf) for row in rows}
-    for swf, case in tally.no_limit:
-        if id(swf) in kept:  # not a requeued attempt or a repeat taken out
-            swf[8] = tally.limits_seen.get(int(swf[15]), overall)
-            counts[case] += 1
-    max_alloc = max((row.swf[4] for row in rows), default=0)
-    m = _machine_size(path, opts, max_alloc, tally.records, counts, inform)
-    if tally.shifted_hour and utc and inform is not None:
-        inform(f"{path}: {tally.shifted_hour} jobs' End - Start differs from Elapsed by exactly one hour: sacct "
-               "printed local times across a daylight-saving change; give --timezone (the cluster's zone)")
-    rows.sort(key=lambda row: (row.submit, row.key[1:]))  # (submit, JobID)
-    t0 = rows[0].submit if rows else 0
-    for number, row in enumerate(rows, start=1):
-        row.swf[0], row.swf[1] = number, row.submit - t0
-    jobs, swf_counts = clean_rows([row.swf for row in rows], m, walltime_fallback=walltime_fallback,
-                                  cleaning=cleaning)
-    swf_counts["malformed_line"] = counts.pop("malformed_line")
-    cleaning_counts = {key: swf_counts.get(key, 0) + counts.get(key, 0) for key in SLURM_CLEANING_KEYS}
-    if not jobs:
-        raise WorkloadError(f"{path}: no job left after cleaning ({tally.records} records; "
-                            f"dropped: {_dropped_text(cleaning_counts)})")
-    tres = _tres_count(rows, jobs)
-    header_lines = _header_lines(path, jobs, m, t0, clock.name, tally, cleaning_counts, opts.procs is None, tres)
-    header = {"MaxProcs": str(m), "UnixStartTime": str(t0), "TimeZoneString": clock.name,
-              "TRESJobs": str(tres.pop("", 0))}
-    return Trace(jobs=jobs, max_procs=m, name=name if name is not None else dump_name(path),
-                 header=header, unix_start_time=t0, timezone=clock.name, cleaning=cleaning_counts,
-                 source=str(path), header_lines=tuple(header_lines))
-
-
-def _tres_count(rows: list[_Row], jobs: list) -> dict[str, int]:
-    """Kept jobs per TRES beyond processors they asked for (``gres/gpu`` -> 12), and under '' how many asked
-    for any."""
-    kinds: dict[str, int] = {"": 0}
-    for job in jobs:
-        asked = rows[job.id - 1].tres
-        kinds[""] += bool(asked)
-        for kind in asked:
-            kinds[kind] = kinds.get(kind, 0) + 1
-    return kinds
-
-
-def _machine_size(path: Path, opts: _Options, max_alloc: int, records: int, counts: dict[str, int],
-                  inform: Callable[[str], None] | None) -> int:
-    """m: ``--procs`` when given, else the largest allocation in the dump (said, since a dump rarely shows the
-    whole machine busy); no job that ran is an error naming what the records were."""
-    if opts.procs is not None:
-        return opts.procs
-    if max_alloc > 0:
-        m = limits.procs(max_alloc, f"{path}: the largest allocation")
-        if inform is not None:
-            among = "" if opts.partitions is None else f" of partition {', '.join(sorted(opts.partitions))}"
-            inform(f"{path}: machine size {m} processors, the largest allocation{among} in the dump "
-                   "(give --procs M for the machine's real size)")
-        return m
-    raise WorkloadError(f"{path}: no job of the dump ran ({records} records; "
-                        f"{_dropped_text(counts)}): nothing to schedule")
-
-
-def dump_name(path: str | os.PathLike[str]) -> str:
-    """``/x/sacct-2024.txt.gz`` -> ``sacct-2024``: the trace's name (its output files are named after it)."""
-    name = Path(path).name
-    for suffix in (".gz", ".txt", ".log", ".csv", ".psv", ".sacct"):
-        name = name[: -len(suffix)] if name.endswith(suffix) and len(name) > len(suffix) else name
-    return name
-
-
-def _dropped_text(counts: dict[str, int]) -> str:
-    return ", ".join(f"{k}={v}" for k, v in counts.items() if v) or "none"
-
-
-def _header_lines(path: Path, jobs: list, m: int, t0: int, zone: str, tally: _Tally, counts: dict[str, int],
-                  m_from_dump: bool, tres: dict[str, int]) -> list[str]:
-    """The archive's SWF header fields for a trace read from a dump (``bftune convert`` writes them)."""
-    from bftune import __version__  # the package root: no cycle, a plain string
-
-    tz = ZoneInfo(zone) if zone != "UTC" else _dt.timezone.utc
-    last = max(j.submit for j in jobs)
-
-    def stamp(t: float) -> str:
-        return _dt.datetime.fromtimestamp(t0 + t, tz).strftime("%a %b %d %H:%M:%S %Z %Y")
-
-    lines = ["; Version: 2.2", f"; Computer: Slurm cluster (accounting dump {path.name})",
-             "; Installation: unknown (a Slurm accounting dump)",
-             f"; Conversion: bftune {__version__} from sacct output, "
-             f"{_dt.date.today().isoformat()}",
-             f"; MaxJobs: {len(jobs)}", f"; MaxRecords: {len(jobs)}", "; Preemption: No",
-             f"; UnixStartTime: {t0}", f"; TimeZoneString: {zone}",
-             f"; StartTime: {stamp(0)}", f"; EndTime: {stamp(last)}"]
-    if tally.max_nodes > 0:
-        lines.append(f"; MaxNodes: {tally.max_nodes}")
-    lines.append(f"; MaxProcs: {m}")
-    finite = [v for v in tally.limits_seen.values() if v > 0]
-    users, groups, qos, partitions = tally.names
-    if finite:
-        lines.append(f"; MaxRuntime: {max(finite)}")
-    overuse = counts.get('walltime_lt_runtime') or counts.get('overruns_kept')
-    lines.append(f"; AllowOveruse: {'Yes' if overuse else 'No'}")
-    if qos:
-        lines.append(f"; MaxQueues: {len(qos)}")
-        lines.extend(f"; Queue: {n} {name} (Slurm QOS)" for name, n in qos.items())
-    if partitions:
-        lines.append(f"; MaxPartitions: {len(partitions)}")
-        lines.extend(f"; Partition: {n} {name}" for name, n in partitions.items())
-    lines.extend(f"{USER_LINE}{n} {name}" for name, n in users.items())  # reports name users as the site does
-    if m_from_dump:
-        lines.append("; Note: MaxProcs is the largest allocation in the dump (the machine's size was not given)")
-    dropped = ", ".join(f"{k}={v}" for k, v in counts.items() if v and k not in SLURM_CHANGES)
-    lines.append(f"; Note: records of the dump not in this file (bftune's Slurm cleaning): {dropped or 'none'}")
-    changed = ", ".join(f"{k}={v}" for k, v in counts.items() if v and k in SLURM_CHANGES)
-    if changed:
-        lines.append(f"; Note: jobs changed by the reading: {changed}")
-    if tres.get(""):
-        kinds = sorted(((v, k) for k, v in tres.items() if k), key=lambda vk: (-vk[0], vk[1]))
-        listed = ", ".join(f"{k} {v}" for v, k in kinds[:8]) + (", ..." if len(kinds) > 8 else "")
-        jobs_text = "1 job" if tres[""] == 1 else f"{tres['']} jobs"
-        lines.append(f"; Note: {jobs_text} asked for TRES beyond processors ({listed}); bftune schedules "
-                     "processors only")
-    return lines
