@@ -259,7 +259,7 @@ def test_chunks_are_written_whole_or_not_at_all(tmp_path):
 
 
 def test_a_write_error_names_the_file_not_its_temporary(tmp_path):
-    from bftune.support.files import shown_path, write_failure
+    from bftune.support.write_errors import shown_path, write_failure
 
     assert shown_path(tmp_path / ".weeks.csv.ab12cd34.tmp") == tmp_path / "weeks.csv"
     assert shown_path(tmp_path / ".out.part-ab12cd34") == tmp_path / "out"

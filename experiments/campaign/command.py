@@ -22,7 +22,7 @@ from bftune.experiments.campaign.specs import CampaignError
 from bftune.experiments.campaign.store import DirectoryLock, load_meta, publish
 from bftune.workloads.archive import Archive, data_dir
 from bftune.workloads.errors import WorkloadError
-from bftune.support.files import write_failure
+from bftune.support.write_errors import write_failure
 from bftune.support.streams import print_error
 
 

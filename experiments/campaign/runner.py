@@ -26,7 +26,7 @@ from bftune.experiments.campaign.store import (DirectoryLock, load_meta, open_ou
                                                remove_outputs, store_result, stored_run_ids, write_meta)
 from bftune.experiments.campaign.workloads import check_sources
 from bftune.experiments.campaign.worker import execute_run, lost_run, spec_of
-from bftune.support.files import write_failure
+from bftune.support.write_errors import write_failure
 
 
 @dataclass
