@@ -370,15 +370,7 @@ def _user_predictor(text: str, choices: str) -> tuple[str, PredictorFactory]:
     if found is not None:
         return found
     try:
-        if plugins.is_import_path(text):
-            spelling, factory = text, plugins.load(text)
-        else:
-            entry = plugins.from_entry_point("predictor", text, PREDICTOR_KINDS)
-            if entry is None:
-                installed = "".join(f" | {n}" for n in plugins.installed("predictor", PREDICTOR_KINDS))
-                raise PredictorError(f"unknown predictor {text!r}; choose one of {choices}{installed}, or your "
-                                     f"own: {plugins.FORMS} (docs: guides/plugins.md)")
-            spelling, factory = entry
+        spelling, factory = plugins.find("predictor", text, PREDICTOR_KINDS, choices)
     except plugins.PluginError as exc:
         raise PredictorError(str(exc)) from None
     if not callable(factory):

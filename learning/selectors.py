@@ -269,15 +269,7 @@ def _user_selector(text: str) -> tuple[str, SelectorFactory]:
     if found is not None:
         return found
     try:
-        if plugins.is_import_path(text):
-            spelling, factory = text, plugins.load(text)
-        else:
-            entry = plugins.from_entry_point("selector", text, SELECTOR_KINDS, str)
-            if entry is None:
-                known = [*SELECTOR_KINDS, *plugins.installed("selector", SELECTOR_KINDS, str)]
-                raise SelectorError(f"unknown selector {text!r}; choose one of {', '.join(known)}, or your own: "
-                                    f"{plugins.FORMS} (docs: guides/plugins.md)")
-            spelling, factory = entry
+        spelling, factory = plugins.find("selector", text, SELECTOR_KINDS, ", ".join(SELECTOR_KINDS), str)
     except plugins.PluginError as exc:
         raise SelectorError(str(exc)) from None
     if not callable(factory):

@@ -250,6 +250,23 @@ def _distribution(point: EntryPoint) -> str:
     return f"package {dist.name} {dist.version}" if dist is not None else "an installed package"
 
 
+def find(kind: str, text: str, builtins: Collection[str], choices: str,
+         fold: Callable[[str], str] = str.lower) -> tuple[str, object]:
+    """``(spelling, object)`` of a user's unit named by import path or, else, by an installed entry point.
+
+    One lookup for predictors and selectors (and whatever else plugs in the same way): an unknown name is
+    one :class:`PluginError` listing ``choices`` (the built-ins) and the installed entry points.
+    """
+    if is_import_path(text):
+        return text, load(text)
+    entry = from_entry_point(kind, text, builtins, fold)
+    if entry is None:
+        known = ", ".join([choices, *installed(kind, builtins, fold)])
+        raise PluginError(f"unknown {kind} {text!r}; choose one of {known}, or your own: {FORMS} "
+                          "(docs: guides/plugins.md)")
+    return entry
+
+
 def installed(kind: str, builtins: Collection[str], fold: Callable[[str], str] = str.lower) -> list[str]:
     """The names of the installed entry points of ``kind`` (those a built-in name does not shadow)."""
     return sorted(point.name for point in entry_points(kind, builtins, fold).values())
