@@ -210,13 +210,35 @@ def fairness(race: Race, c: Candidate) -> dict:
             worse.append((mx / my if my > 0 else math.inf, mx - my, user, n))
     worst = max(worse, default=None, key=_by_increase)
     sizes = by_size(race, c, a, b)
+    longest = largest_waits(race, c, b)
     return {"jobs": int(len(a)), "jobs_waiting_1h_longer": float(np.mean(a >= b + HOUR)),
             "jobs_waiting_1h_shorter": float(np.mean(a <= b - HOUR)),
             "jobs_waiting_longer": float(np.mean(a > b)), "users_judged": len(judged),
             "users_worse_off": len(worse),
             "worst_user": None if worst is None else _worst_user(race, worst),
             "mean_wait_s": float(a.mean()), "baseline_mean_wait_s": float(b.mean()),
-            **({"by_size": sizes} if sizes else {})}
+            **({"by_size": sizes} if sizes else {}), **({"largest_waits": longest} if longest else {})}
+
+
+#: How many of the longest waits the report lists.
+LONGEST = 10
+
+
+def largest_waits(race: Race, c: Candidate, theirs: np.ndarray) -> list[dict]:
+    """The :data:`LONGEST` longest waits of the testing jobs under ``c``: week, user (named where the log names
+    users), processors, and the same job's wait under EASY-FCFS (empty when the stored weeks predate sizes)."""
+    rows = [race.store.get("test", c.key, w) for w in range(race.test_weeks)]
+    if not rows or any("procs" not in r for r in rows):
+        return []
+    jobs = [(wait, week, user, procs) for week, r in enumerate(rows)
+            for wait, user, procs in zip(r["waits"], r["users"], r["procs"])]
+    if len(jobs) != len(theirs):
+        return []
+    names = race.data.get("user_names", {})
+    order = np.argsort([-job[0] for job in jobs], kind="stable")[:LONGEST].tolist()
+    return [{"wait_s": float(jobs[i][0]), "baseline_wait_s": float(theirs[i]), "week": jobs[i][1],
+             "user": jobs[i][2], **({"name": names[jobs[i][2]]} if jobs[i][2] in names else {}),
+             "procs": jobs[i][3]} for i in order]
 
 
 #: Job sizes as shares of the machine: the classes of "who loses" (upper bounds; the last takes the rest).

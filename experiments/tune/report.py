@@ -181,8 +181,21 @@ def _recommendation(race: Race, rec: dict, record: dict) -> str:
                  for size in risk.get("by_size", [])]
     out += [f"<tr><td>{_e(a)}</td><td>{_e(b)}</td></tr>" for a, b in rows]
     out.append("</table>")
+    out.append(_longest(risk.get("largest_waits", [])))
     out.append(f"<p><b>It requires</b>: {_e(c.requires)}</p></div>")
     return "\n".join(out)
+
+
+def _longest(jobs: list[dict]) -> str:
+    """The longest waits under the recommendation, with who waited and what EASY-FCFS gave the same job."""
+    if not jobs:
+        return ""
+    cells = "".join(f"<tr><td class=n>{j['week'] + 1}</td><td>{_e(j.get('name') or j['user'])}</td>"
+                    f"<td class=n>{j['procs']}</td><td class=n>{j['wait_s'] / 3600:.1f} h</td>"
+                    f"<td class=n>{j['baseline_wait_s'] / 3600:.1f} h</td></tr>" for j in jobs)
+    return ("<p>The longest waits of the testing weeks under the recommendation:</p><table><tr><th class=n>week</th>"
+            f"<th>user</th><th class=n>processors</th><th class=n>wait</th><th class=n>under EASY-FCFS</th></tr>"
+            f"{cells}</table>")
 
 
 def _interval_raw(pair) -> str:

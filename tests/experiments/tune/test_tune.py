@@ -66,6 +66,10 @@ def test_the_recommendation_and_every_form_of_it(quick, capsys):
     assert 'alt="wait CDF and tail"' in html and "the share of jobs waiting longer" in html
     sizes = rec["risk"]["by_size"]  # who loses, by job size: every testing job in one class
     assert sum(size["jobs"] for size in sizes) == rec["risk"]["jobs"] and "mean wait of jobs of" in html
+    longest = rec["risk"]["largest_waits"]
+    assert len(longest) == 10 and longest[0]["wait_s"] == rec["risk"]["largest_wait_s"]
+    assert [j["wait_s"] for j in longest] == sorted((j["wait_s"] for j in longest), reverse=True)
+    assert "The longest waits of the testing weeks" in html
     for remote in ('src="http', "src='http", "<link", "<script", "url(http", "@import"):
         assert remote not in html, remote  # nothing fetched from a network
     assert rec["label"] in html
