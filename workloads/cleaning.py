@@ -320,7 +320,7 @@ def careful_numbers(values: Iterable[int | float]) -> list[int | float]:
 #: Records are built this many at a time, so that only one slice of the kept fields exists as Python objects.
 _RECORDS_PER_SLICE = 1 << 15
 #: Record fields (JobRecord order) whose values repeat: each row gets one shared Python object per value.
-_SHARED_FIELDS = frozenset({3, 4, 5, 7})  # runtime, walltime, user, executable
+_SHARED_FIELDS = frozenset({3, 4, 5, 7, 11})  # runtime, walltime, user, executable, logged wait
 
 
 def _records(kept: bytearray | None, columns: Sequence[Sequence]) -> list[JobRecord]:

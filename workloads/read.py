@@ -56,6 +56,13 @@ def dump_reading(**values: object) -> DumpReading:
     return tuple(pairs)
 
 
+def is_dump(path: str | os.PathLike[str], *, sacct_format: str | None = None,
+            sacct_delimiter: str | None = None) -> bool:
+    """Whether ``path`` is read as a Slurm accounting dump: its columns given (a dump without its header line),
+    or recognised by its header (:func:`~bftune.workloads.slurm.is_slurm_dump`, with the delimiter if given)."""
+    return sacct_format is not None or is_slurm_dump(path, delimiter=sacct_delimiter)
+
+
 def read_workload(path: str | os.PathLike[str], *, cleaning: str | None = None, lenient: bool = False,
                   walltime_from_runtime: bool = False, procs: int | None = None, timezone: str | None = None,
                   inform: Callable[[str], None] | None = None, sacct_format: str | None = None,
@@ -127,7 +134,7 @@ def read_workload(path: str | os.PathLike[str], *, cleaning: str | None = None, 
     if procs is not None:
         limits.procs(procs, "procs")
     fallback: WalltimeFallback = "runtime" if walltime_from_runtime else None
-    if sacct_format is not None or is_slurm_dump(p, delimiter=sacct_delimiter):
+    if is_dump(p, sacct_format=sacct_format, sacct_delimiter=sacct_delimiter):
         return read_slurm(p, procs=procs, timezone=timezone, lenient=lenient, walltime_fallback=fallback,
                           cleaning=DEFAULT_CLEANING if cleaning is None else cleaning, inform=inform,
                           sacct_format=sacct_format, delimiter=sacct_delimiter, partitions=partitions,

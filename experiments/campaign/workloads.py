@@ -28,8 +28,8 @@ from bftune.workloads.errors import WorkloadError
 from bftune.workloads.model import WEEK, Trace
 from bftune.workloads.resample import resample, split_halves
 from bftune.schedulers.core.durations import DurationError, parse_duration
-from bftune.workloads.read import DumpReading, dump_reading, read_workload
-from bftune.workloads.slurm import check_timezone, is_slurm_dump
+from bftune.workloads.read import DumpReading, dump_reading, is_dump, read_workload
+from bftune.workloads.slurm import check_timezone
 from bftune.workloads.cleaning import CLEANING_NAMES, check_cleaning
 from bftune.workloads.swf import CLEANINGS
 from bftune.workloads.synthetic import generate
@@ -108,8 +108,8 @@ def workload_section(t: Section) -> dict:
         raise t.error("cleaning", "a synthetic trace has no SWF records to clean: drop cleaning")
     timezone = timezone_key(t) if "timezone" in t.data else None
     dump = dump_keys(t)
-    slurm = path is not None and (dump.get("sacct_format") is not None or
-                                  is_slurm_dump(path, delimiter=dump.get("sacct_delimiter")))
+    slurm = path is not None and is_dump(path, sacct_format=dump.get("sacct_format"),
+                                         sacct_delimiter=dump.get("sacct_delimiter"))
     if timezone is not None and not slurm:
         raise t.error("timezone", "only for a Slurm accounting dump (SWF traces carry their own clock)")
     if dump and not slurm:

@@ -26,8 +26,7 @@ from bftune.workloads.archive import PREFIX as ARCHIVE_PREFIX, data_dir
 from bftune.workloads.cleaning import CLEANING_NAMES, CLEANINGS
 from bftune.workloads.errors import WorkloadError
 from bftune.workloads.model import Trace
-from bftune.workloads.read import DumpReading, dump_reading, read_workload
-from bftune.workloads.slurm import is_slurm_dump
+from bftune.workloads.read import DumpReading, dump_reading, is_dump, read_workload
 
 
 class UsageError(ValueError):
@@ -234,13 +233,22 @@ def load_trace(args: argparse.Namespace) -> Trace:
         args.trace = data_dir().resolve(args.trace)
     timezone = getattr(args, "timezone", None)
     dump = dict(dump_from_args(args))
-    if timezone is not None and dump.get("sacct_format") is None and \
-            not is_slurm_dump(args.trace, delimiter=dump.get("sacct_delimiter")):
+    if timezone is not None and not is_dump(args.trace, **_reading(dump)):
         raise UsageError(f"--timezone: only for Slurm accounting dumps ({args.trace} is not one: an SWF trace or a "
                          "Batsim workload carries its own clock)")
     return read_workload(args.trace, procs=args.procs, lenient=args.lenient,
                          walltime_from_runtime=args.walltime_from_runtime, cleaning=args.cleaning,
                          timezone=timezone, inform=say, **dump)
+
+
+def _reading(dump: dict) -> dict:
+    """The options of a dump reading that tell whether a file is a dump (:func:`is_dump`'s keywords)."""
+    return {key: dump[key] for key in ("sacct_format", "sacct_delimiter") if key in dump}
+
+
+def args_name_a_dump(args: argparse.Namespace) -> bool:
+    """Whether ``--trace`` (with the command line's dump options) is read as a Slurm accounting dump."""
+    return bool(args.trace) and is_dump(args.trace, **_reading(dict(dump_from_args(args))))
 
 
 def dump_from_args(args: argparse.Namespace) -> DumpReading:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from bftune.experiments.cli.common import Parents, cleaning_counts, load_trace
+from bftune.experiments.cli.common import Parents, args_name_a_dump, cleaning_counts, load_trace
 from bftune.support.files import atomic_write_many, check_writable_dir, clean_leftovers
 from bftune.workloads.batsim_json import batsim_workload_text
 from bftune.workloads.swf_write import swf_text
@@ -21,7 +21,7 @@ def cmd_convert(args: argparse.Namespace) -> int:
     out.mkdir(parents=True, exist_ok=True)
     for path in contents:
         clean_leftovers(out, path.name)
-    if trace.header.get("TRESJobs") is not None:  # a Slurm dump (its reader always sets it): an SWF file too
+    if args_name_a_dump(args):  # the jobs of a Slurm dump as an archive SWF file too, header fields included
         contents[out / f"{trace.name}.swf"] = swf_text(trace).encode()
     atomic_write_many(contents)
     print(f"{len(trace.jobs)} jobs, m = {trace.max_procs}")

@@ -132,7 +132,10 @@ def settings_from_args(args: argparse.Namespace):
     from bftune.experiments.tune.engine import Settings, TuneError
     from bftune.experiments.tune.weeks import OBJECTIVES, Source
     from bftune.schedulers.core.durations import parse_duration
-    from bftune.workloads.slurm import check_timezone, dump_name, is_slurm_dump
+    from bftune.experiments.runs.metrics import check_tau
+    from bftune.workloads.archive import PREFIX as ARCHIVE_PREFIX, data_dir
+    from bftune.workloads.read import is_dump
+    from bftune.workloads.slurm import check_timezone, dump_name
 
     if args.objective not in OBJECTIVES:
         raise TuneError(f"--objective {args.objective!r}: not an objective; choose among "
@@ -142,14 +145,14 @@ def settings_from_args(args: argparse.Namespace):
         raise TuneError("--budget must be positive (30s, 10m, 2h)")
     if args.finalists < 1:
         raise TuneError("--finalists must be at least 1")
-    tau = parse_duration(args.tau or "10", "--tau", allow_infinite=False)
-    if tau <= 0:
-        raise TuneError("--tau must be positive")
+    tau = check_tau(args.tau or "10", "--tau")
     if args.synthetic is not None:
         procs = 256 if args.procs is None else args.procs
         source = Source(f"synthetic:{args.synthetic}:{procs}:{args.seed}", holdout=holdout_share(args.holdout))
         name = f"synthetic-{args.synthetic}-{procs}"
     elif args.trace:
+        if args.trace.startswith(ARCHIVE_PREFIX):  # archive:KTH-SP2, checked as every command checks it
+            args.trace = data_dir().resolve(args.trace)
         path = Path(args.trace).expanduser()
         if not path.is_file():
             raise TuneError(f"{args.trace}: no such file")
@@ -158,7 +161,7 @@ def settings_from_args(args: argparse.Namespace):
                             "to resample by week)")
         dump = dump_from_args(args)
         options = dict(dump)
-        slurm = options.get("sacct_format") is not None or is_slurm_dump(path, delimiter=options.get("sacct_delimiter"))
+        slurm = is_dump(path, sacct_format=options.get("sacct_format"), sacct_delimiter=options.get("sacct_delimiter"))
         if dump and not slurm:
             raise TuneError(f"--{dump[0][0].replace('_', '-').replace('partitions', 'partition')}: only for Slurm "
                             f"accounting dumps ({args.trace} is not one)")

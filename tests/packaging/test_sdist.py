@@ -9,8 +9,6 @@ deprecated.  Needs the package registry for the isolated build's setuptools (its
 from __future__ import annotations
 
 import email.parser
-import os
-import shutil
 import subprocess
 import tarfile
 import tomllib
@@ -18,15 +16,7 @@ from pathlib import Path
 
 import pytest
 from locations import REPO
-
-
-def uv() -> list[str]:
-    """uv, as `uv run` names it (UV), on PATH, or as the module the README's set-up installs."""
-    if os.environ.get("UV"):
-        return [os.environ["UV"]]
-    if shutil.which("uv"):
-        return ["uv"]
-    return ["python3", "-m", "uv"]
+from uv_command import uv
 
 
 @pytest.fixture(scope="module")

@@ -17,17 +17,9 @@ from pathlib import Path
 
 import pytest
 from locations import KTH, REPO, SHARED_WORKLOADS
+from uv_command import uv
 
 OTHER_PYTHONS = ("python3.12", "python3.13")
-
-
-def uv() -> list[str]:
-    """uv, as `uv run` names it (UV), on PATH, or as the module the README's set-up installs."""
-    if os.environ.get("UV"):
-        return [os.environ["UV"]]
-    if shutil.which("uv"):
-        return ["uv"]
-    return ["python3", "-m", "uv"]
 
 
 @pytest.fixture(scope="module")

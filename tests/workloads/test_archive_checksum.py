@@ -15,32 +15,17 @@ from bftune.workloads import download as dl
 from bftune.workloads.archive import Archive, ChecksumMismatch, data_dir, file_sha256
 from bftune.workloads.catalogue import CATALOGUE
 from bftune.workloads.errors import WorkloadError
+from archive_support import ONLINE, needs_shared
 from locations import SHARED_WORKLOADS
 
 import tomllib
 
 KTH = CATALOGUE["kth_sp2"]
 SDSC = CATALOGUE["sdsc_sp2"]
-needs_shared = pytest.mark.skipif(not (SHARED_WORKLOADS / KTH.filename).exists(),
-                                  reason="the ../shared workload archive is missing")
-
 #: A small, valid SWF trace: what a user's own variant of KTH-SP2 might be.
 VARIANT = gzip.compress(b"; MaxProcs: 4\n" + b"".join(
     f"{i} {10 * i} -1 {20 + i} 1 -1 -1 1 100 -1 1 1 1 -1 -1 -1 -1 -1\n".encode() for i in range(1, 21)))
 
-ONLINE = """[campaign]
-kind = "online"
-seed = 1
-
-[workload]
-trace = "{trace}"
-
-[online]
-resamples = 1
-weeks = 2
-fixed = ["FCFS", "SPF"]
-selectors = []
-"""
 
 
 @pytest.fixture
@@ -222,10 +207,11 @@ def test_the_command_line_reads_archive_names_checked_like_campaigns(tmp_path, c
     """``bftune simulate --trace archive:KTH-SP2`` reads the data directory's file, checked as campaigns are."""
     folder, path = substituted(tmp_path)
     monkeypatch.setenv("BFTUNE_DATA", str(folder))
-    assert main(["simulate", "--trace", "archive:KTH-SP2", "--out", str(tmp_path / "sim")]) == 2
-    (line,) = capsys.readouterr().err.splitlines()
-    assert line.startswith("bftune: error: archive:KTH-SP2: ") and "is not the archive's KTH-SP2" in line
-    assert not (tmp_path / "sim").exists()
+    for command in ("simulate", "replay", "tune"):  # every command that reads --trace resolves it alike
+        assert main([command, "--trace", "archive:KTH-SP2", "--out", str(tmp_path / "sim")]) == 2, command
+        (line,) = capsys.readouterr().err.splitlines()
+        assert line.startswith("bftune: error: archive:KTH-SP2: ") and "is not the archive's KTH-SP2" in line
+        assert not (tmp_path / "sim").exists()
     if (SHARED_WORKLOADS / KTH.filename).is_file():
         path.write_bytes((SHARED_WORKLOADS / KTH.filename).read_bytes())
         assert main(["simulate", "--trace", "archive:kth_sp2", "--out", str(tmp_path / "sim")]) == 0

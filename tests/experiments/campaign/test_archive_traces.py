@@ -3,31 +3,15 @@ file named directly, and a missing trace stopped in one line before any run."""
 
 from __future__ import annotations
 
-import pytest
 from bftune.experiments.campaign.config import campaign_from_dict
 from bftune.experiments.cli.main import main
 from bftune.workloads.archive import Archive
 from bftune.workloads.download import DownloadError
+from archive_support import ONLINE, needs_shared
 from locations import SHARED_WORKLOADS
 
 import tomllib
 
-needs_shared = pytest.mark.skipif(not (SHARED_WORKLOADS / "KTH-SP2-1996-2.1-cln.swf.gz").exists(),
-                                  reason="the ../shared workload archive is missing")
-
-ONLINE = """[campaign]
-kind = "online"
-seed = 1
-
-[workload]
-trace = "{trace}"
-
-[online]
-resamples = 1
-weeks = 2
-fixed = ["FCFS", "SPF"]
-selectors = []
-"""
 
 
 def _campaign(trace: str, archive: Archive | None = None):
