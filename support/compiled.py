@@ -39,8 +39,8 @@ from bftune.support.cachedir import cache_dir
 #: dataclasses with a class constant (``TYPE``), which mypyc turns into a field.
 #: The packages' ``__init__`` modules stay interpreted, so that package folders (and the fits beside them) stay put.
 MODULES = tuple(f"bftune.schedulers.core.{name}" for name in (
-    "decisions", "durations", "easy", "engine", "jobs", "machines", "ordering", "policies", "polynomial",
-    "pveasy", "search", "sortedindex", "state")) + (
+    "conservative", "decisions", "durations", "easy", "engine", "jobs", "machines", "ordering", "policies",
+    "polynomial", "profile", "pveasy", "search", "sortedindex", "state")) + (
     "bftune.schedulers.drivers.local.simulator", "bftune.schedulers.drivers.local.runs",
     "bftune.schedulers.drivers.batsim.driver", "bftune.schedulers.drivers.batsim.stats")
 

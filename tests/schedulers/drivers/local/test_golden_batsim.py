@@ -9,6 +9,7 @@ with easy_bf up to the first documented divergence (jobs 184/185 at t=691379).
 from __future__ import annotations
 
 import csv
+import gzip
 
 import pytest
 from bftune.experiments.runs.metrics import summarize
@@ -17,7 +18,8 @@ from bftune.schedulers.config import SchedulerConfig
 from bftune.schedulers.core import machines as ms
 from bftune.schedulers.drivers.local.simulator import simulate
 from bftune.workloads.batsim_json import read_batsim_workload
-from locations import SHARED_BATSIM
+from bftune.workloads.read import read_workload
+from locations import CTC, SHARED_BATSIM, TESTS
 
 pytestmark = pytest.mark.skipif(not (SHARED_BATSIM / "golden").is_dir(),
                                 reason=f"golden Batsim data not found at {SHARED_BATSIM} (the shared/ folder beside the checkout)")
@@ -57,6 +59,20 @@ def test_machines_model_reproduces_easy_bf_on_every_kth_job(kth):
     golden = _golden("kth_sp2_easy_bf")
     result = _run(kth, policy="FCFS", reservation="machines")
     assert len(result.runs) == 27992
+    assert _mismatches(result, golden) == []
+
+
+@pytest.mark.slow
+def test_machines_model_reproduces_easy_bf_on_every_ctc_job():
+    """A second archive trace: CTC-SP2 as `bftune convert` cleans it, recorded here (tests/goldens/README.md)."""
+    recording = TESTS / "goldens" / "ctc_sp2_easy_bf" / "out_jobs.csv.gz"
+    if not recording.is_file() or not CTC.is_file():
+        pytest.skip(f"needs {recording} and {CTC} (the shared/ folder beside the checkout)")
+    with gzip.open(recording, "rt", newline="") as fh:
+        golden = {row["job_id"].split("!")[-1]: row for row in csv.DictReader(fh)}
+    trace = read_workload(CTC)
+    result = _run(trace, policy="FCFS", reservation="machines")
+    assert len(result.runs) == 70025
     assert _mismatches(result, golden) == []
 
 
