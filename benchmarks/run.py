@@ -26,6 +26,10 @@ HERE = Path(__file__).resolve().parent
 BENCHMARKS = {
     "simulate": "wall, CPU time and peak memory of `bftune simulate` as users run it (fresh processes), per archive "
                 "trace and configuration; beside the OCaml reference `ocs-obps` when it is on PATH",
+    "conservative_speed": "wall time of `bftune simulate` with EASY, 4 reservations and conservative backfilling "
+                          "(--reservations), count and machines models, on KTH-SP2 and CTC-SP2 (fresh processes)",
+    "slurm_speed": "wall time of `bftune simulate --scheduler slurm` (weights 0, and age + job size + fair-share) "
+                   "against EASY-FCFS on KTH-SP2 and CTC-SP2 (fresh processes)",
     "phases": "where one `bftune simulate` spends its time and memory, phase by phase (imports, read, simulate, "
               "columns, summary, out_jobs.csv, garbage collection), in fresh processes",
     "campaign": "wall and CPU time of the online-selection campaign on KTH-SP2 (10 resampled traces by default), "

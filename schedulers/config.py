@@ -21,10 +21,13 @@ from __future__ import annotations
 from functools import partial
 from typing import Any, Callable, Iterator, Mapping
 
+from bftune.schedulers.core.conservative import ALL, BATSCHED_MARGIN, Conservative
 from bftune.schedulers.core.easy import Easy
 from bftune.schedulers.core.engine import Algorithm, Core, Hook
 from bftune.schedulers.core.ordering import Order
 from bftune.schedulers.core.pveasy import PvEasy
+from bftune.schedulers.core.slurm import BackfillSettings, SlurmBackfill
+from bftune.schedulers.core.slurm_priority import PrioritySettings
 from bftune.schedulers.drivers.local.simulator import PeriodReplay
 from bftune.schedulers.hooks.registry import HOOKS
 from bftune.schedulers.hooks.declaration import BuildContext
@@ -218,6 +221,15 @@ class SchedulerConfig(Mapping[str, Any]):
         v = self._values
         if v["scheduler"] == "pv-easy":
             return PvEasy(primary, v["venture_fill"])
+        if v["scheduler"] == "slurm":
+            return _slurm(v)
+        depth = v["reservations"]
+        if depth != 1:  # docs/semantics/scheduling.md#conservative; 1 is EASY, which needs no plan
+            margin = v["planning_margin"]
+            if margin is None:
+                margin = BATSCHED_MARGIN if v["reservation"] == "machines" else 0.0
+            return Conservative(primary, backfill, reservation=v["reservation"], depth=ALL if depth == "all" else depth,
+                                margin=margin)
         return Easy(primary, backfill, reservation=v["reservation"], backfill_enabled=v["backfill"])
 
     def build_hooks(self, context: BuildContext) -> list[Hook]:
@@ -231,8 +243,29 @@ class SchedulerConfig(Mapping[str, Any]):
         ``replay_memo``: period replays shared with other runs (:class:`PeriodReplay`).
         """
         context = BuildContext(m, clock, partial(PeriodReplay, memo=replay_memo))
-        return Core(m, self.build_algorithm(), self.build_hooks(context),
-                    revise_overruns=self._values["overrun_estimate"] == "walltime")
+        algorithm = self.build_algorithm()
+        hooks = self.build_hooks(context)
+        if isinstance(algorithm, SlurmBackfill):
+            hooks.insert(0, algorithm.events())  # submissions and ends reach it first (its priorities, usage)
+        return Core(m, algorithm, hooks, revise_overruns=self._values["overrun_estimate"] == "walltime")
+
+
+def _slurm(v: Mapping[str, Any]) -> SlurmBackfill:
+    """Slurm's scheduler from its options (docs/semantics/scheduling.md#slurm)."""
+    flags = v["priority_flags"]
+    priority = PrioritySettings(
+        basic=v["priority_type"] == "priority/basic", weight_age=v["priority_weight_age"],
+        weight_job_size=v["priority_weight_job_size"], weight_fairshare=v["priority_weight_fairshare"],
+        weight_partition=v["priority_weight_partition"], weight_qos=v["priority_weight_qos"],
+        max_age=v["priority_max_age"], favor_small=v["priority_favor_small"],
+        small_relative_to_time="SMALL_RELATIVE_TO_TIME" in flags, fair_tree="NO_FAIR_TREE" not in flags,
+        decay_half_life=v["priority_decay_half_life"], calc_period=v["priority_calc_period"],
+        node_cpus=v["node_cpus"])
+    backfill = BackfillSettings(
+        enabled=v["scheduler_type"] == "sched/backfill", interval=v["bf_interval"],
+        max_job_test=v["bf_max_job_test"], window=v["bf_window"], resolution=v["bf_resolution"],
+        queue_depth=v["default_queue_depth"], sched_interval=v["sched_interval"])
+    return SlurmBackfill(priority, backfill)
 
 
 def _fresh(default: Any) -> Any:

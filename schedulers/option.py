@@ -109,6 +109,11 @@ class Option:
     requires: tuple[Requirement, ...] = ()
     duration: bool = False
     plugins: str = ""
+    # The slurm.conf key the option mirrors (``PriorityWeightAge``, ``SchedulerParameters:bf_interval``) and how
+    # slurm.conf writes its value (integer, seconds, minutes, duration, yesno, flags, choice); None for the
+    # options Slurm has no key for (docs/semantics/scheduling.md#slurm).
+    slurm_key: str | None = None
+    slurm_unit: str = ""
 
     def needs(self) -> str:
         """The requirements as an error or the docs say them: "--scheduler easy and backfilling"."""
@@ -233,6 +238,63 @@ def integer(minimum: int | None = None, maximum: int | None = None) -> Parser:
     return parse
 
 
+def whole_duration(*, unit: int = 1, minimum: float = 0, maximum: float = math.inf) -> Parser:
+    """A finite duration (``1d``, ``90``) that is a whole number of ``unit`` seconds, within bounds.
+
+    For the options slurm.conf writes as integer seconds (``unit`` 1) or whole minutes (``unit`` 60): a
+    value Slurm cannot be given is refused here rather than rounded when a slurm.conf is written.
+    """
+    what = "seconds" if unit == 1 else "minutes" if unit == 60 else f"multiples of {unit} s"
+
+    def parse(value: Any, where: str) -> float:
+        try:
+            seconds = parse_duration(value, where, allow_infinite=False)
+        except DurationError as exc:
+            raise ConfigError(str(exc)) from None
+        if seconds % unit:
+            raise ConfigError(f"{where}: Slurm takes whole {what}, got {value!r}")
+        if not minimum <= seconds <= maximum:
+            raise ConfigError(f"{where}: expected {format_duration(minimum)} to {format_duration(maximum)}, "
+                              f"got {value!r}")
+        return seconds
+
+    parse.__name__ = "whole_duration"
+    return parse
+
+
+def yes_no(value: Any, where: str) -> bool:
+    """true/false, or slurm.conf's YES/NO (any case)."""
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.strip().lower() in ("yes", "no", "true", "false"):
+        return value.strip().lower() in ("yes", "true")
+    raise ConfigError(f"{where}: expected YES or NO (or true/false), got {value!r}")
+
+
+def flag_list(allowed: Sequence[str], refused: dict[str, str] | None = None) -> Parser:
+    """Flags from a comma-separated string or a list, any case, as a tuple in ``allowed``'s order.
+
+    ``refused`` maps flags a user may know (Slurm's) to why they are not accepted.
+    """
+    refused = refused or {}
+
+    def parse(value: Any, where: str) -> tuple[str, ...]:
+        if isinstance(value, str):
+            value = [v.strip() for v in value.split(",")]
+        if not isinstance(value, (list, tuple)) or not all(isinstance(v, str) for v in value):
+            raise ConfigError(f"{where}: expected a comma-separated list of flags, got {value!r}")
+        given = {v.strip().upper() for v in value if v.strip()}
+        for flag in sorted(given):
+            if flag in refused:
+                raise ConfigError(f"{where}: {flag} {refused[flag]}")
+            if flag not in allowed:
+                raise ConfigError(f"{where}: unknown flag {flag!r}; accepted: {', '.join(allowed)}")
+        return tuple(flag for flag in allowed if flag in given)
+
+    parse.__name__ = "flag_list"
+    return parse
+
+
 def boolean(value: Any, where: str) -> bool:
     if not isinstance(value, bool):
         raise ConfigError(f"{where}: expected true or false, got {value!r}")
@@ -266,5 +328,20 @@ def is_easy(value: Any) -> bool:
 
 #: The option needs EASY (PV-EASY has its own priority, no separate backfilling, no selector).
 EASY = Requirement("scheduler", is_easy, "--scheduler easy")
+def is_slurm(value: Any) -> bool:
+    return value == "slurm"
+
+
+#: The option is Slurm's (docs/semantics/scheduling.md#slurm): it means nothing under another scheduler.
+SLURM = Requirement("scheduler", is_slurm, "--scheduler slurm")
+
+
+def is_not_slurm(value: Any) -> bool:
+    return value != "slurm"
+
+
+#: The option is bftune's own (an order, planning estimates) where Slurm has its own rule (its priority, the
+#: time limits its backfill plans with).
+NOT_SLURM = Requirement("scheduler", is_not_slurm, "a --scheduler other than slurm")
 #: The option needs backfilling (``--no-backfilling`` turns it off).
 BACKFILLING = Requirement("backfill", is_true, "backfilling (drop --no-backfilling)")

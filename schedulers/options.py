@@ -23,17 +23,20 @@ from typing import Callable
 
 from bftune.schedulers.core.easy import RESERVATION_MODELS
 from bftune.schedulers.core.pveasy import VENTURE_FILLS
+from bftune.schedulers.core.slurm import SCHEDULER_TYPES
+from bftune.schedulers.core.slurm_priority import PRIORITY_FLAGS, PRIORITY_TYPES, REFUSED_FLAGS
 from bftune.schedulers.core.state import OVERRUN_ESTIMATES
 from bftune.schedulers.hooks.registry import HOOKS
-from bftune.schedulers.option import (BACKFILLING, EASY, ConfigError, Option, Parser, Requirement, boolean, choice,
-                                      duration, integer, optional, policy_name)
+from bftune.schedulers.option import (BACKFILLING, EASY, NOT_SLURM, SLURM, ConfigError, Option, Parser, Requirement, boolean,
+                                      choice, duration, flag_list, integer, optional, policy_name, whole_duration,
+                                      yes_no)
 from bftune.workloads.limits import MAX_SEED
 
 __all__ = ["ConfigError", "OPTIONS", "Option", "Parser", "applies", "by_option_names", "canonical",
            "check_requirements", "duration", "integer", "markdown_table", "parse_options"]
 
 #: The scheduling algorithms (``SchedulerConfig.build_algorithm`` builds each).
-SCHEDULERS = ("easy", "pv-easy")
+SCHEDULERS = ("easy", "pv-easy", "slurm")
 
 
 def _is_pv_easy(value: object) -> bool:
@@ -48,24 +51,159 @@ PV_EASY = Requirement("scheduler", _is_pv_easy, "--scheduler pv-easy")
 #: The option needs planning estimates that can run out before the job does (the prediction hook's).
 PREDICTED = Requirement("predictor", _is_predicted, "a --predictor other than walltime")
 
+
+def reservation_depth(value: object, where: str) -> int | str:
+    """``reservations``: a positive integer, or ``all`` (``conservative`` is another name for it)."""
+    if isinstance(value, str) and value.strip().lower() in ("all", "conservative"):
+        return "all"
+    if isinstance(value, bool) or not isinstance(value, (int, str)) or not str(value).strip().isdigit() \
+            or int(value) < 1:
+        raise ConfigError(f"{where}: expected a positive integer or all, got {value!r}")
+    return int(value)
+
+
+def _is_not_all(value: object) -> bool:
+    return value != "all"
+
+
+#: Every waiting job holds a reservation in primary order: a backfilling order would order nothing.
+NOT_ALL_RESERVED = Requirement("reservations", _is_not_all, "--reservations other than all")
+
+
+def _is_none(value: object) -> bool:
+    return value is None
+
+
+#: A selector's period replays run EASY: they would not measure the plan of k reservations.
+NO_SELECTOR = Requirement("selector", _is_none, "no --selector")
+
+
+def _is_planned(value: object) -> bool:
+    return value != 1
+
+
+#: The option shapes the plan of k > 1 reservations (EASY's single shadow time does not move with it).
+PLANNED = Requirement("reservations", _is_planned, "--reservations other than 1")
+
+def _is_multifactor(value: object) -> bool:
+    return value == "priority/multifactor"
+
+
+def _is_sched_backfill(value: object) -> bool:
+    return value == "sched/backfill"
+
+
+MULTIFACTOR = Requirement("priority_type", _is_multifactor, "--priority-type priority/multifactor")
+SCHED_BACKFILL = Requirement("scheduler_type", _is_sched_backfill, "--scheduler-type sched/backfill")
+_UINT32 = 2**32 - 1
+
+
+def _weight(name: str, key: str, what: str) -> Option:
+    """A multifactor weight: an integer factor's multiplier, as slurm.conf's ``PriorityWeight*``."""
+    return Option(name, integer(minimum=0, maximum=_UINT32), 0,
+                  f"Slurm's {key}: the weight of the {what} factor in the job priority",
+                  "slurm", cli="--" + name.replace("_", "-"), metavar="N", requires=(SLURM, MULTIFACTOR),
+                  slurm_key=key, slurm_unit="integer")
+
+
+#: Slurm's options (docs/semantics/scheduling.md#slurm): slurm.conf's keys and defaults (Slurm 22.05), with
+#: bftune durations in seconds where slurm.conf writes seconds, minutes or [days-]hours:minutes.
+SLURM_OPTIONS = (
+    Option("priority_type", choice(PRIORITY_TYPES), "priority/multifactor",
+           "Slurm's PriorityType: multifactor (the weights below) or basic (submit order, as multifactor with "
+           "every weight 0)", "slurm", cli="--priority-type", choices=PRIORITY_TYPES, requires=(SLURM,),
+           slurm_key="PriorityType", slurm_unit="choice"),
+    _weight("priority_weight_age", "PriorityWeightAge", "age (time waited, up to PriorityMaxAge)"),
+    _weight("priority_weight_job_size", "PriorityWeightJobSize", "job size (processors asked)"),
+    _weight("priority_weight_fairshare", "PriorityWeightFairshare", "fair-share (the user's decayed usage)"),
+    _weight("priority_weight_partition", "PriorityWeightPartition", "partition (one partition: a constant)"),
+    _weight("priority_weight_qos", "PriorityWeightQOS", "QOS (no QOS: a constant 0)"),
+    Option("priority_max_age", whole_duration(unit=60), 7 * 86400.0,
+           "Slurm's PriorityMaxAge: the wait at which the age factor reaches 1 (whole minutes)",
+           "slurm", cli="--priority-max-age", metavar="DURATION", requires=(SLURM, MULTIFACTOR), duration=True,
+           slurm_key="PriorityMaxAge", slurm_unit="duration"),
+    Option("priority_favor_small", yes_no, False,
+           "Slurm's PriorityFavorSmall=YES: the job size factor favours small jobs",
+           "slurm", cli="--priority-favor-small", cli_value=True, requires=(SLURM, MULTIFACTOR),
+           slurm_key="PriorityFavorSmall", slurm_unit="yesno"),
+    Option("priority_flags", flag_list(PRIORITY_FLAGS, REFUSED_FLAGS), (),
+           "Slurm's PriorityFlags, comma-separated: SMALL_RELATIVE_TO_TIME (job size over time limit), "
+           "NO_FAIR_TREE (classic fair-share); ACCRUE_ALWAYS and CALCULATE_RUNNING are accepted and change "
+           "nothing here", "slurm", cli="--priority-flags", metavar="FLAGS", requires=(SLURM, MULTIFACTOR),
+           slurm_key="PriorityFlags", slurm_unit="flags"),
+    Option("priority_decay_half_life", whole_duration(unit=60), 7 * 86400.0,
+           "Slurm's PriorityDecayHalfLife: the half-life of past usage in the fair-share factor (0: no decay)",
+           "slurm", cli="--priority-decay-half-life", metavar="DURATION", requires=(SLURM, MULTIFACTOR),
+           duration=True, slurm_key="PriorityDecayHalfLife", slurm_unit="duration"),
+    Option("priority_calc_period", whole_duration(unit=60, minimum=60), 300.0,
+           "Slurm's PriorityCalcPeriod: how often priorities and fair-share usage are recalculated (whole "
+           "minutes; the ticks fall on its multiples from time 0)", "slurm", cli="--priority-calc-period",
+           metavar="DURATION", requires=(SLURM, MULTIFACTOR), duration=True,
+           slurm_key="PriorityCalcPeriod", slurm_unit="minutes"),
+    Option("node_cpus", integer(minimum=1, maximum=2**20), 1,
+           "the CPUs of each node (slurm.conf NodeName ... CPUs=): the job size factor counts the machine's nodes "
+           "as ceil(m / C) and a job's as ceil(q / C); scheduling still counts processors",
+           "slurm", cli="--node-cpus", metavar="C", requires=(SLURM, MULTIFACTOR),
+           slurm_key="NodeName:CPUs", slurm_unit="integer"),
+    Option("scheduler_type", choice(SCHEDULER_TYPES), "sched/backfill",
+           "Slurm's SchedulerType: the main scheduler with backfill passes, or alone (builtin)",
+           "slurm", cli="--scheduler-type", choices=SCHEDULER_TYPES, requires=(SLURM,),
+           slurm_key="SchedulerType", slurm_unit="choice"),
+    Option("bf_interval", whole_duration(minimum=1, maximum=10800), 30.0,
+           "Slurm's bf_interval: the time between backfill passes", "slurm", cli="--bf-interval",
+           metavar="DURATION", requires=(SLURM, SCHED_BACKFILL), duration=True,
+           slurm_key="SchedulerParameters:bf_interval", slurm_unit="seconds"),
+    Option("bf_max_job_test", integer(minimum=1, maximum=1_000_000), 500,
+           "Slurm's bf_max_job_test: the most waiting jobs a backfill pass tests (starts or reserves)",
+           "slurm", cli="--bf-max-job-test", metavar="N", requires=(SLURM, SCHED_BACKFILL),
+           slurm_key="SchedulerParameters:bf_max_job_test", slurm_unit="integer"),
+    Option("bf_window", whole_duration(unit=60, minimum=60, maximum=30 * 86400), 86400.0,
+           "Slurm's bf_window: how far ahead backfill reserves (whole minutes)", "slurm", cli="--bf-window",
+           metavar="DURATION", requires=(SLURM, SCHED_BACKFILL), duration=True,
+           slurm_key="SchedulerParameters:bf_window", slurm_unit="minutes"),
+    Option("bf_resolution", whole_duration(minimum=1, maximum=3600), 60.0,
+           "Slurm's bf_resolution: the time step of backfill's plan (reservations at multiples of it)",
+           "slurm", cli="--bf-resolution", metavar="DURATION", requires=(SLURM, SCHED_BACKFILL), duration=True,
+           slurm_key="SchedulerParameters:bf_resolution", slurm_unit="seconds"),
+    Option("default_queue_depth", integer(minimum=0, maximum=_UINT32), 100,
+           "Slurm's default_queue_depth: the most jobs the main scheduler tries on a job's submission or end",
+           "slurm", cli="--default-queue-depth", metavar="N", requires=(SLURM,),
+           slurm_key="SchedulerParameters:default_queue_depth", slurm_unit="integer"),
+    Option("sched_interval", whole_duration(minimum=1, maximum=_UINT32), 60.0,
+           "Slurm's sched_interval: the time between the main scheduler's periodic passes over the whole queue",
+           "slurm", cli="--sched-interval", metavar="DURATION", requires=(SLURM,), duration=True,
+           slurm_key="SchedulerParameters:sched_interval", slurm_unit="seconds"),
+)
+
 #: The core's options: the algorithm and what it sorts and plans by.
 CORE_OPTIONS = (
     Option("scheduler", choice(SCHEDULERS), "easy",
-           "EASY backfilling or PV-EASY: shadow-load preemption and venture backfilling",
+           "EASY backfilling, PV-EASY (shadow-load preemption and venture backfilling) or Slurm's multifactor "
+           "priority and backfill (the slurm options)",
            "scheduler", cli="--scheduler", choices=SCHEDULERS),
     Option("policy", policy_name, "FCFS",
            "queue order of both EASY queues (Pr), PV-EASY's priority; see `bftune policies`; or your own, "
            "MODULE:NAME or FILE.py:NAME (docs/guides/plugins.md)",
-           "scheduler", cli="--policy", metavar="POLICY", aliases=("primary",), plugins="policy"),
-    Option("backfill_policy", optional(policy_name), None, "backfilling order Pb (default: the primary order)",
-           "scheduler", cli="--backfill", metavar="POLICY", aliases=("bf_policy",), requires=(BACKFILLING, EASY),
+           "scheduler", cli="--policy", metavar="POLICY", aliases=("primary",), requires=(NOT_SLURM,),
            plugins="policy"),
+    Option("backfill_policy", optional(policy_name), None, "backfilling order Pb (default: the primary order)",
+           "scheduler", cli="--backfill", metavar="POLICY", aliases=("bf_policy",),
+           requires=(BACKFILLING, EASY, NOT_ALL_RESERVED), plugins="policy"),
     Option("threshold", duration(infinite=True), math.inf,
            "waiting-time threshold Theta: jobs waiting longer go first, by r (40h, 2d, 3600, inf)",
-           "scheduler", cli="--threshold", metavar="DURATION", duration=True),
+           "scheduler", cli="--threshold", metavar="DURATION", requires=(NOT_SLURM,), duration=True),
     Option("reservation", choice(RESERVATION_MODELS), "count",
            "reservation model: count (processors are interchangeable) or machines (batsched easy_bf's)",
            "scheduler", cli="--reservation", choices=RESERVATION_MODELS, requires=(BACKFILLING, EASY)),
+    Option("reservations", reservation_depth, 1,
+           "how many waiting jobs hold a reservation, first in primary order: 1 is EASY, K the first K, all "
+           "(or conservative) every waiting job, conservative backfilling (docs/semantics/scheduling.md#conservative)",
+           "scheduler", cli="--reservations", metavar="K|all", requires=(BACKFILLING, EASY, NO_SELECTOR)),
+    Option("planning_margin", optional(duration(infinite=False)), None,
+           "seconds added to every planned duration of the reservation plan, running jobs' included (batsched's "
+           "RJMS delay, its -d); default: 5 s with --reservation machines (batsched's default), 0 with count",
+           "scheduler", cli="--planning-margin", metavar="DURATION", requires=(BACKFILLING, EASY, PLANNED),
+           duration=True),
     Option("venture_fill", choice(VENTURE_FILLS), "priority",
            "what PV-EASY's venture backfilling starts on processors still idle after the jobs predicted to end "
            "by the reservation: further jobs that fit, in priority order (the default), shortest prediction first, "
@@ -83,7 +221,7 @@ CORE_OPTIONS = (
     Option("seed", integer(minimum=0, maximum=MAX_SEED), 1,
            "seed of the selectors', the classifier's and virtual predictions' randomness",
            "scheduler", cli="--seed", metavar="N"),
-)
+) + SLURM_OPTIONS  # Slurm's are the core's too: the options of its algorithm
 
 _TABLE: tuple[Option, ...] = CORE_OPTIONS + tuple(option for spec in HOOKS for option in spec.options)
 
@@ -196,6 +334,8 @@ def markdown_table() -> str:
             meaning += " (" + " \\| ".join(o.choices) + ")"
         if o.requires:
             meaning += f"; needs {o.needs()}"
+        if o.slurm_key:
+            meaning += f"; slurm.conf `{o.slurm_key}`"
         rows.append(f"| `{o.name}` | {flag} | {o.doc_default()} | {meaning} |")
     return "\n".join(rows)
 

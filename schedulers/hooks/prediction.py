@@ -21,7 +21,7 @@ from bftune.learning.predictors import MIN_PREDICTION, PREDICTORS, Predictor, Pr
 from bftune.schedulers.core.engine import Core, Hook
 from bftune.schedulers.core.jobs import EndState, Job
 from bftune.schedulers.hooks.declaration import BuildContext, HookSpec, OptionValues
-from bftune.schedulers.option import BACKFILLING, ConfigError, Option, Requirement, is_unset
+from bftune.schedulers.option import BACKFILLING, NOT_SLURM, ConfigError, Option, Requirement, is_unset
 
 
 class Prediction(Hook):
@@ -90,6 +90,6 @@ HOOK = HookSpec(
                "runtime), virtual:X (p(1+U(-X,X)), X in [0, 1), seeded) "
                f"({' | '.join(PREDICTORS)})",
                "scheduler", cli="--predictor", metavar="P",
-               requires=(BACKFILLING, Requirement("classifier", is_unset, "no --classifier"))),
+               requires=(BACKFILLING, Requirement("classifier", is_unset, "no --classifier"), NOT_SLURM)),
     ),
     build=build, suffix=suffix)

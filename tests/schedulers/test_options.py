@@ -136,3 +136,38 @@ def test_divider_window_reaches_the_classifier():
     whole = SchedulerConfig.from_options({"classifier": "class-clairvoyant", "divider_window": "inf"})
     assert whole.build(1).hooks[-1].clf.divider_window == math.inf
     assert whole.to_dict()["divider_window"] == "inf"
+
+
+# --- reservations: how many waiting jobs hold one (docs/semantics/scheduling.md#conservative) ----------------
+
+
+@pytest.mark.parametrize("raw, value", [(1, 1), ("4", 4), (12, 12), ("all", "all"), ("ALL", "all"),
+                                        ("conservative", "all")])
+def test_reservations_takes_a_positive_count_or_all(raw, value):
+    assert SchedulerConfig.from_options({"reservations": raw}).reservations == value
+
+
+@pytest.mark.parametrize("raw, message", [
+    ({"reservations": 0}, "reservations: expected a positive integer or all, got 0"),
+    ({"reservations": "-2"}, "reservations: expected a positive integer or all, got '-2'"),
+    ({"reservations": "some"}, "reservations: expected a positive integer or all, got 'some'"),
+    ({"reservations": True}, "reservations: expected a positive integer or all, got True"),
+    ({"reservations": 2.5}, "reservations: expected a positive integer or all, got 2.5"),
+    ({"reservations": "all", "backfill": False}, "reservations needs backfilling"),
+    ({"reservations": 3, "scheduler": "pv-easy"}, "reservations needs scheduler='easy'"),
+    ({"reservations": "all", "backfill_policy": "SPF"}, "backfill_policy needs reservations other than all"),
+])
+def test_bad_reservations_name_the_option(raw, message):
+    with pytest.raises(ConfigError) as info:
+        SchedulerConfig.from_options(raw)
+    assert message in str(info.value)
+
+
+def test_reservations_round_trip_and_leave_easy_alone():
+    for options in ({"reservations": "all", "reservation": "machines"}, {"reservations": 3, "backfill_policy": "SPF"}):
+        cfg = SchedulerConfig.from_options(options)
+        again = SchedulerConfig.from_options({k: v for k, v in cfg.to_dict().items() if k != "algorithm"})
+        assert again == cfg
+    assert SchedulerConfig.from_options({"reservations": 1}) == SchedulerConfig()
+    assert SchedulerConfig.from_options({"reservations": 1}).build_algorithm().describe() == "EASY(FCFS)"
+    assert "reservations" not in SchedulerConfig(backfill=False).to_dict()
