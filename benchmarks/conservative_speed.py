@@ -18,58 +18,19 @@ after a user's first run of that trace (benchmarks/simulate.py does the same).
 
 from __future__ import annotations
 
-import argparse
 import sys
-import tempfile
-from pathlib import Path
 
-from common import add_data_argument, data_dir, find_trace, user_env
-from simulate import Measure, bftune_command, core_label, load, machine, measure, median
+from simulate import options_table
 
 #: label -> options of `bftune simulate` (FCFS, the default order, in every row)
 DEPTHS = {"EASY": [], "4 reservations": ["--reservations", "4"], "conservative": ["--reservations", "all"]}
 MODELS = ("count", "machines")
-DEFAULT_TRACES = ("KTH-SP2", "CTC-SP2")
-
-
-def run_once(trace: Path, options: list[str], env: dict[str, str]) -> Measure:
-    with tempfile.TemporaryDirectory(prefix="bftune-cons-bench-") as out:
-        return measure([*bftune_command(), "simulate", "--trace", str(trace), *options, "--out", out],
-                       Path(out), env)
+ROWS = {(model, label): ["--reservation", model, *options] for model in MODELS for label, options in DEPTHS.items()}
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("traces", nargs="*", help="SWF traces, or name prefixes of the data directory's traces "
-                                              f"(default: {', '.join(DEFAULT_TRACES)})")
-    add_data_argument(ap)
-    ap.add_argument("--repeat", type=int, default=3, help="runs of each (median; default 3)")
-    args = ap.parse_args(argv)
-    directory = data_dir(args.data)
-    traces = [find_trace(name, directory) for name in (args.traces or DEFAULT_TRACES)]
-    env = user_env()
-    print(f"machine: {machine()}; core: {core_label(env)}; load before: {load()}")
-    print(f"command: bftune simulate --trace T [--reservation MODEL] [--reservations K|all] --out DIR; "
-          f"median of {args.repeat}")
-    print()
-    print("| trace | model | scheduler | `bftune simulate` wall | x EASY | simulation | x EASY |")
-    print("|---|---|---|---|---|---|---|")
-    for trace in traces:
-        run_once(trace, [], env)  # fills the parse cache, unmeasured
-        name = trace.name.split(".swf")[0]
-        for model in MODELS:
-            base: Measure | None = None
-            for label, options in DEPTHS.items():
-                runs = [run_once(trace, ["--reservation", model, *options], env) for _ in range(args.repeat)]
-                wall = median([r.wall for r in runs])
-                sim = median([r.sim or 0.0 for r in runs])
-                if base is None:
-                    base = Measure(wall, 0.0, 0.0, sim)
-                print(f"| {name} | {model} | {label} | {wall:.2f} s | {wall / base.wall:.1f} | {sim:.2f} s | "
-                      f"{sim / (base.sim or 1.0):.1f} |", flush=True)
-    print()
-    print(f"load after: {load()}")
-    return 0
+    return options_table(__doc__ or "", argv, ("model", "scheduler"), ROWS, ("KTH-SP2", "CTC-SP2"),
+                            "bftune simulate --trace T [--reservation MODEL] [--reservations K|all] --out DIR")
 
 
 if __name__ == "__main__":

@@ -30,6 +30,9 @@ BENCHMARKS = {
                           "(--reservations), count and machines models, on KTH-SP2 and CTC-SP2 (fresh processes)",
     "slurm_speed": "wall time of `bftune simulate --scheduler slurm` (weights 0, and age + job size + fair-share) "
                    "against EASY-FCFS on KTH-SP2 and CTC-SP2 (fresh processes)",
+    "real_slurm_check": "a 50-job scaled-down workload through a private real slurmctld 22.05.8 (16 emulated nodes) "
+                        "and through `--scheduler slurm` with the same slurm.conf: order of starts compared (needs "
+                        "Debian's slurm-wlm and root)",
     "phases": "where one `bftune simulate` spends its time and memory, phase by phase (imports, read, simulate, "
               "columns, summary, out_jobs.csv, garbage collection), in fresh processes",
     "campaign": "wall and CPU time of the online-selection campaign on KTH-SP2 (10 resampled traces by default), "

@@ -60,7 +60,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from common import add_data_argument, archive_traces, data_dir, user_env
+from common import add_data_argument, archive_traces, data_dir, find_trace, user_env
 
 #: name -> (label, options of `bftune simulate`, arguments of the OCaml reference or None)
 OCAML_12 = "wait,mwait,lpf,spf,lqf,sqf,mexpfact,expfact,lrf,srf,saf,laf"  # the 12 default candidates FCFS..SAF, its spelling
@@ -278,6 +278,50 @@ def row(trace: str, label: str, core: str, n: int, ours: list[Measure], theirs: 
     return text + (f" {rwall:.2f} s | {rcpu:.2f} s | {rpeak:.0f} MiB | {wall / rwall:.2f}x, {cpu / rcpu:.2f}x "
                    f"| {peak / rpeak:.1f}x |")
 
+
+
+def options_run(trace: Path, options: list[str], env: dict[str, str]) -> Measure:
+    with tempfile.TemporaryDirectory(prefix="bftune-speed-bench-") as out:
+        return measure([*bftune_command(), "simulate", "--trace", str(trace), *options, "--out", out],
+                       Path(out), env)
+
+
+def options_table(doc: str, argv: list[str] | None, columns: tuple[str, ...], rows: dict[tuple[str, ...], list[str]],
+         default_traces: tuple[str, ...], command: str) -> int:
+    """The table of the option benchmarks (conservative_speed.py, slurm_speed.py): fresh ``bftune simulate`` runs.
+
+    A row is compared with the first row of its group (rows whose labels agree but for the last): the baseline
+    that group measures against (EASY with the same reservation model, EASY-FCFS).
+    """
+    ap = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("traces", nargs="*", help="SWF traces, or name prefixes of the data directory's traces "
+                                              f"(default: {', '.join(default_traces)})")
+    add_data_argument(ap)
+    ap.add_argument("--repeat", type=int, default=3, help="runs of each (median; default 3)")
+    args = ap.parse_args(argv)
+    directory = data_dir(args.data)
+    traces = [find_trace(name, directory) for name in (args.traces or default_traces)]
+    env = user_env()
+    print(f"machine: {machine()}; core: {core_label(env)}; load before: {load()}")
+    print(f"command: {command}; median of {args.repeat}")
+    print()
+    heads = ("trace", *columns, "`bftune simulate` wall", "x base", "simulation", "x base")
+    print("| " + " | ".join(heads) + " |")
+    print("|" + "---|" * len(heads))
+    for trace in traces:
+        options_run(trace, [], env)  # fills the parse cache, unmeasured
+        name = trace.name.split(".swf")[0]
+        bases: dict[tuple[str, ...], Measure] = {}
+        for labels, options in rows.items():
+            runs = [options_run(trace, options, env) for _ in range(args.repeat)]
+            wall = median([r.wall for r in runs])
+            sim = median([r.sim or 0.0 for r in runs])
+            base = bases.setdefault(labels[:-1], Measure(wall, 0.0, 0.0, sim))
+            print(f"| {name} | {' | '.join(labels)} | {wall:.2f} s | {wall / base.wall:.1f} | {sim:.2f} s | "
+                  f"{sim / (base.sim or 1.0):.1f} |", flush=True)
+    print()
+    print(f"load after: {load()}")
+    return 0
 
 if __name__ == "__main__":
     sys.exit(main())

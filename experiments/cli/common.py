@@ -19,6 +19,7 @@ from bftune.experiments.runs.presets import ALIASES, PRESETS, get_preset
 from bftune.schedulers.config import SchedulerConfig
 from bftune.schedulers.core.durations import parse_duration
 from bftune.schedulers.options import OPTIONS, Parser, applies, duration, integer
+from bftune.schedulers.slurmconf import SlurmConf, read_slurm_conf
 from bftune.support.files import output_path
 from bftune.support.streams import silence_stdout
 from bftune.workloads import limits
@@ -187,19 +188,46 @@ def scheduler_options() -> OneLineParser:
                            default=None, help=helptext)
     g = groups["scheduler"]
     g.add_argument("--primary", dest="primary", metavar="POLICY", help="primary queue order Pr (same as --policy)")
+    g.add_argument("--slurm-conf", metavar="PATH", help=SLURM_CONF_HELP)
     g.add_argument("--tau", default=None, help="bounded-slowdown constant tau in seconds (default 10, or the preset's)")
     return p
+
+
+#: ``--slurm-conf``'s help, shared by the commands that take scheduler options and by tune.
+SLURM_CONF_HELP = ("a site's slurm.conf: its priority and backfill keys are the configuration (--scheduler slurm; "
+                   "other keys ignored and named on stderr; flags given beside it override its keys; "
+                   "docs/guides/slurm.md)")
+
+
+def slurm_conf_from_args(args: argparse.Namespace) -> SlurmConf | None:
+    """``--slurm-conf``, read (its notes said on stderr), or None; ``--scheduler`` beside it is refused."""
+    path = getattr(args, "slurm_conf", None)
+    if path is None:
+        return None
+    if getattr(args, "scheduler", None) is not None:
+        raise UsageError("--scheduler: --slurm-conf sets the scheduler (slurm); give one or the other")
+    conf = read_slurm_conf(path)
+    for line in conf.notes():
+        say(line)
+    return conf
 
 
 def config_from_args(args: argparse.Namespace) -> SchedulerConfig:
     """The options given on the command line, validated by the option table (errors name the flag).
 
     A ``--preset`` adds its options where they were not given and mean
-    something (its classifier options only with ``--classifier``).
+    something (its classifier options only with ``--classifier``).  ``--slurm-conf`` gives the site's keys
+    first; a flag given beside it overrides its key (errors name the flag, or the file's line and key).
     """
     flags = {name: option.cli for name, option in OPTIONS.items() if option.cli}
     flags["primary"] = "--primary"
     given = {name: getattr(args, name) for name in flags if getattr(args, name, None) is not None}
+    conf = slurm_conf_from_args(args)
+    if conf is not None:
+        names = {name: f"{conf.lines.get(name, conf.path)}: {OPTIONS[name].slurm_key or name}"
+                 for name in conf.options if name not in given}
+        flags.update(names)
+        given = {**{k: v for k, v in conf.options.items() if k not in given}, **given}
     preset = getattr(args, "preset", None)
     if preset is not None:
         for name, value in get_preset(preset).options.items():

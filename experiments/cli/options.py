@@ -18,7 +18,8 @@ def cmd_options(args: argparse.Namespace) -> int:
     for option in OPTIONS.values():
         flag = option.cli or "(no flag)"
         needs = f"; needs {option.needs()}" if option.requires else ""
-        print(f"  {option.name:<{width}}  {flag:<16} default {option.doc_default():<10} {option.help}{needs}")
+        key = f"; slurm.conf {option.slurm_key}" if option.slurm_key else ""
+        print(f"  {option.name:<{width}}  {flag:<16} default {option.doc_default():<10} {option.help}{needs}{key}")
     return 0
 
 

@@ -41,7 +41,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
 
 def add_parser(subparsers: argparse._SubParsersAction, parents: Parents) -> None:
     p = subparsers.add_parser("replay", parents=[parents.workload, parents.scheduler],
-                              help="simulate a log with the site's policy (EASY-FCFS by default) and set the "
-                                   "simulated waits beside the logged ones")
+                              help="simulate a log with the site's policy (EASY-FCFS by default; its slurm.conf with "
+                                   "--slurm-conf) and set the simulated waits beside the logged ones")
     p.add_argument("--out", help="directory for replay.json and replay_weeks.csv")
     p.set_defaults(func=cmd_replay)

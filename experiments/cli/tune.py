@@ -48,7 +48,12 @@ def add_parser(subparsers: argparse._SubParsersAction, parents: Parents) -> argp
                         "resampled weeks and candidates to run")
     g.add_argument("--candidates", default="pairs",
                    help="families of candidates, comma-separated: pairs (EASY-Pr-Pb with thresholds, default), "
-                        "selectors, pv-easy, classifier, or all")
+                        "selectors, pv-easy, classifier, slurm (Slurm priority and backfill settings, "
+                        "docs/guides/slurm.md), or all")
+    g.add_argument("--slurm-conf", metavar="PATH",
+                   help="the site's slurm.conf: its priority and backfill keys are the baseline every candidate is "
+                        "judged against (instead of EASY-FCFS) and the slurm family's starting point; the outputs "
+                        "then hold slurm.conf.diff (docs/guides/slurm.md)")
     g.add_argument("--policies", default=",".join(PAIR_POLICIES),
                    help="the orders of the pairs (default the seven classic orders: " + ",".join(PAIR_POLICIES) + ")")
     g.add_argument("--thresholds", default="20h", help="waiting-time thresholds of the pairs (default 20h; none, 40h...)")
@@ -125,6 +130,27 @@ def parse_share(text: str | None) -> float | None:
     return value
 
 
+def site_from_args(args: argparse.Namespace) -> dict:
+    """``--slurm-conf``: the site's setting and its file, as :class:`Settings` fields (empty without it)."""
+    from bftune.experiments.cli.common import say
+    from bftune.experiments.tune.engine import TuneError
+    from bftune.schedulers.options import ConfigError
+    from bftune.schedulers.slurmconf import read_slurm_conf
+
+    if args.slurm_conf is None:
+        return {}
+    try:
+        conf = read_slurm_conf(args.slurm_conf)
+        conf.config()
+    except ConfigError as exc:
+        raise TuneError(str(exc)) from None
+    for line in conf.notes():
+        say(line)
+    path = Path(args.slurm_conf).expanduser()
+    return {"site": dict(conf.options), "site_path": str(path.resolve()),
+            "site_text": path.read_text(encoding="utf-8", errors="replace"), "site_cpus": conf.node_cpus}
+
+
 def settings_from_args(args: argparse.Namespace):
     """The checked settings of a tune run (every problem one line, before any work)."""
     from bftune.experiments.campaign.workloads import trace_label
@@ -176,7 +202,8 @@ def settings_from_args(args: argparse.Namespace):
             name += f" (partition {', '.join(options['partitions'])})"
     else:
         raise TuneError("give a workload: --trace FILE (SWF or a Slurm sacct dump) or --synthetic N")
-    return Settings(source=source, name=name, objective=args.objective,
+    site = site_from_args(args)
+    return Settings(source=source, name=name, objective=args.objective, **site,
                     max_wait_increase=parse_share(args.max_wait_increase), budget_s=budget,
                     families=cand.parse_families(args.candidates), policies=cand.parse_policies(args.policies),
                     thresholds=cand.parse_thresholds(args.thresholds), max_weeks=args.weeks,

@@ -3,8 +3,8 @@
 A recommendation is a gain between two simulations; it says something about a site only if the simulator,
 run with the policy the site ran, waits about as the machine did.  A log records each job's wait (SWF
 field 3; ``Start - Submit`` of a Slurm dump, :attr:`~bftune.workloads.model.JobRecord.wait`), so
-``bftune replay`` simulates the log under the site's baseline (EASY-FCFS unless told otherwise) and sets
-the two side by side (docs/semantics/replay.md): AvgWait, median, 90th percentile and MaxWait, per week,
+``bftune replay`` simulates the log under the site's baseline (EASY-FCFS unless told otherwise: a Slurm
+site gives its slurm.conf, ``--slurm-conf``) and sets the two side by side (docs/semantics/replay.md): AvgWait, median, 90th percentile and MaxWait, per week,
 the per-job rank correlation, utilisation, and the share of jobs within 10 minutes and within a factor 2
 of their logged wait, with a verdict line whose thresholds the docs explain.
 

@@ -43,6 +43,11 @@ USER_MIN_JOBS = 10
 USER_WORSE = (0.10, 600.0)
 
 
+def _base(race: Race) -> str:
+    """The baseline's label (EASY-FCFS-FCFS, or the site's slurm.conf): what every ratio is against."""
+    return race.baselines[0].label
+
+
 def gain_of(mean_ratio: float) -> float:
     return 1.0 - mean_ratio
 
@@ -107,13 +112,13 @@ def recommend(race: Race, rows: list[dict]) -> dict:
     if not finalists:
         limit = race.settings.max_wait_increase
         why = ("no candidate met the MaxWait limit" if limit is not None else "no candidate finished the race")
-        return {"candidate": base, "keep_baseline": True, "why": f"{why}: keep EASY-FCFS-FCFS", "row": None}
+        return {"candidate": base, "keep_baseline": True, "why": f"{why}: keep {_base(race)}", "row": None}
     best = finalists[0]
     c = race.by_key()[best["key"]]
     if not best["train_gain"] > 0:
         return {"candidate": base, "keep_baseline": True, "row": best,
-                "why": f"no candidate beat EASY-FCFS-FCFS on the training half (the best, {c.label}, gained "
-                       f"{100 * best['train_gain']:.1f} %): keep your current setting (EASY-FCFS-FCFS)"}
+                "why": f"no candidate beat {_base(race)} on the training half (the best, {c.label}, gained "
+                       f"{100 * best['train_gain']:.1f} %): keep your current setting ({_base(race)})"}
     chosen, why = _simplest_of_the_best(race, finalists)
     c = race.by_key()[chosen["key"]]
     later = validate(race, c)
@@ -122,7 +127,7 @@ def recommend(race: Race, rows: list[dict]) -> dict:
         return {"candidate": base, "keep_baseline": True, "row": chosen, "validation": later,
                 "why": f"the best candidate, {c.label}, gained {100 * chosen['test_gain']:+.1f} % on the testing "
                        f"half, but its {LEVEL_TEXT} interval [{100 * low:+.1f}, {100 * high:+.1f}] % includes "
-                       "zero: keep your current setting (EASY-FCFS-FCFS)"}
+                       f"zero: keep your current setting ({_base(race)})"}
     if later is not None:
         late_low, late_high = later["later_period_interval"]
         if not late_low > 0 or not later["held_out_gain"] > 0:
@@ -132,7 +137,7 @@ def recommend(race: Race, rows: list[dict]) -> dict:
                        f"{100 * later['held_out_gain']:+.1f} %")
             return {"candidate": base, "keep_baseline": True, "row": chosen, "validation": later,
                     "why": f"the best candidate, {c.label}, gained {100 * chosen['test_gain']:+.1f} % on the "
-                           f"testing half, but {because}: keep your current setting (EASY-FCFS-FCFS)"}
+                           f"testing half, but {because}: keep your current setting ({_base(race)})"}
     risk = {**max_wait_risk(race, c), **fairness(race, c)}
     return {"candidate": c, "keep_baseline": False, "row": chosen, "risk": risk, "why": why, "validation": later}
 
@@ -155,7 +160,7 @@ def _simplest_of_the_best(race: Race, finalists: list[dict]) -> tuple[dict, str]
     chosen = min(tied, key=simplest_first)
     limit = " within the MaxWait limit" if race.settings.max_wait_increase is not None else ""
     if chosen is best:
-        return best, (f"the lowest mean {race.settings.objective} ratio to EASY-FCFS-FCFS on the training half "
+        return best, (f"the lowest mean {race.settings.objective} ratio to {_base(race)} on the training half "
                       f"among the finalists{limit}")
     return chosen, (f"the simplest of the {len(tied)} finalists{limit} whose training gain lies inside the best's "
                     f"interval ({by_key[best['key']].label}: {100 * best['train_gain']:+.1f} %, interval from "

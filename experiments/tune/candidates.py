@@ -17,9 +17,11 @@ component needs history; 0 for the rest).  Families (``--candidates``):
   them (EASY-Last).
 - ``classifier``: small jobs first with the online random forest (docs/semantics/learning.md#classification),
   with FCFS, SPF, SAF and WFP3 queues.
+- ``slurm``: Slurm's multifactor priority and backfill, a grid over the weights, PriorityMaxAge,
+  PriorityFavorSmall and the bf_* parameters on top of the site's slurm.conf (``slurmfamily.py``).
 
 The baseline is EASY-FCFS-FCFS without threshold (docs/semantics/scheduling.md#easy), against which
-every week is judged.
+every week is judged; with ``--slurm-conf``, the site's current setting (its slurm.conf) instead.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ from bftune.schedulers.config import SchedulerConfig
 from bftune.schedulers.core.durations import format_duration, parse_duration
 from bftune.schedulers.core.policies import SELECTION_DEFAULT, get_policy
 from bftune.schedulers.options import OPTIONS, ConfigError
+from bftune.experiments.tune import slurmfamily
 
 #: The seven classic queue orders raced by default: arrival both ways, processing time, requested processors and
 #: expansion factor (LEXP: the largest first), each way where both make sense.
@@ -64,8 +67,14 @@ REQUIRES = {
                   f"jobs every week. Each judged week is simulated after {CLASSIFIER_WARMUP} warm-up weeks of the "
                   "same resampled trace so that the forest has data: about 3 times the weeks, and the forest's "
                   "training, per judged week (the most expensive family by far).",
+    "slurm": "Slurm itself (priority/multifactor and sched/backfill): the slurm.conf lines written beside this "
+             "recommendation (slurm.conf.diff or slurm.conf.fragment), then `scontrol reconfigure`. bftune models "
+             "Slurm's priority and backfill as docs/semantics/scheduling.md#slurm states, with its simplifications.",
+    "site": "nothing: the site's current setting, read from its slurm.conf.",
 }
-FAMILIES = ("pairs", "selectors", "pv-easy", "classifier")
+FAMILIES = ("pairs", "selectors", "pv-easy", "classifier", "slurm")
+#: The baseline's label when the site's slurm.conf is the baseline.
+SITE_LABEL = "site's slurm.conf"
 
 
 #: Families whose runs draw random numbers (a selector's exploration, the forest): their stored weeks hold
@@ -93,6 +102,8 @@ class Candidate:
 
     @property
     def requires(self) -> str:
+        if self.family == "baseline" and self.options.get("scheduler") == "slurm":
+            return REQUIRES["site"]
         return REQUIRES[self.family]
 
     def config(self) -> SchedulerConfig:
@@ -129,6 +140,8 @@ def sentence(c: Candidate) -> str:
     """The candidate in words, beside its label (``EASY-SQF-SPF 20h`` is not self-explaining)."""
     if c.family in FAMILY_WORDS:
         return FAMILY_WORDS[c.family].format(label=c.label)
+    if c.family in ("slurm", "site") or c.options.get("scheduler") == "slurm":
+        return slurmfamily.sentence(c.options)
     options = normalised(c.options)
     primary = options.get("policy", "FCFS")
     backfill = options.get("backfill_policy", primary)
@@ -147,8 +160,11 @@ def complexity(c: Candidate) -> tuple[int, str]:
     Parts, each one more thing a site must set up and explain: a primary order other than FCFS (1), a
     backfilling order other than the primary one (2: Slurm's backfill walks the queue in priority order, so
     it needs bftune's scheduler or a patched Slurm), a waiting-time threshold (1); a learned or online
-    family (selectors, the classifier, PV-EASY) counts 5. Ties go to the label, so the choice is stable.
+    family (selectors, the classifier, PV-EASY) counts 5; a Slurm setting 1 (slurm.conf lines, no other
+    scheduler). Ties go to the label, so the choice is stable.
     """
+    if c.family == "slurm":
+        return 1, c.label
     if c.family not in ("pairs", "baseline"):
         return 5, c.label
     options = normalised(c.options)
@@ -165,10 +181,12 @@ def normalised(options: dict) -> dict:
     return {name: value for name, value in values.items() if value != OPTIONS[name].shown(OPTIONS[name].default)}
 
 
-def baseline(warmup: int = 0) -> Candidate:
-    """EASY-FCFS-FCFS, no threshold: every week's reference (with ``warmup`` weeks for a family that needs them)."""
-    return Candidate("EASY-FCFS-FCFS" + (f" (+{warmup} warm-up weeks)" if warmup else ""), "baseline",
-                     dict(BASELINE_OPTIONS), warmup)
+def baseline(warmup: int = 0, site: dict | None = None) -> Candidate:
+    """EASY-FCFS-FCFS, no threshold, or the ``site``'s own setting (its slurm.conf): every week's reference (with
+    ``warmup`` weeks for a family that needs them)."""
+    name = SITE_LABEL if site else "EASY-FCFS-FCFS"
+    return Candidate(name + (f" (+{warmup} warm-up weeks)" if warmup else ""), "baseline",
+                     dict(site) if site else dict(BASELINE_OPTIONS), warmup)
 
 
 def parse_policies(text: str) -> tuple[str, ...]:
@@ -218,8 +236,9 @@ def pair_label(primary: str, backfill: str, threshold: str) -> str:
 
 
 def build(families: tuple[str, ...], policies: tuple[str, ...] = PAIR_POLICIES,
-          thresholds: tuple[str, ...] = DEFAULT_THRESHOLDS) -> list[Candidate]:
-    """Every candidate of the families, in a fixed order (ties in the ranking keep it)."""
+          thresholds: tuple[str, ...] = DEFAULT_THRESHOLDS, site: dict | None = None) -> list[Candidate]:
+    """Every candidate of the families, in a fixed order (ties in the ranking keep it); ``site``: the options
+    of the site's slurm.conf, which the ``slurm`` family starts from."""
     out: list[Candidate] = []
     if "pairs" in families:
         for th in thresholds:
@@ -239,6 +258,8 @@ def build(families: tuple[str, ...], policies: tuple[str, ...] = PAIR_POLICIES,
         for policy in ("FCFS", "SPF", "SAF", "WFP3"):
             out.append(Candidate(f"small first, rf ({policy})", "classifier",
                                  {"classifier": "rf", "policy": policy}, CLASSIFIER_WARMUP))
+    if "slurm" in families:
+        out += [Candidate(label, "slurm", options) for label, options in slurmfamily.grid(site)]
     for candidate in out:  # a typo in this table is a bug: every candidate must make a configuration
         candidate.config()
     unique: dict[str, Candidate] = {}
@@ -247,6 +268,6 @@ def build(families: tuple[str, ...], policies: tuple[str, ...] = PAIR_POLICIES,
     return list(unique.values())
 
 
-def baselines(candidates: list[Candidate]) -> dict[int, Candidate]:
+def baselines(candidates: list[Candidate], site: dict | None = None) -> dict[int, Candidate]:
     """The baseline for every warm-up the candidates use (warm-up -> baseline)."""
-    return {w: baseline(w) for w in sorted({0} | {c.warmup for c in candidates})}
+    return {w: baseline(w, site) for w in sorted({0} | {c.warmup for c in candidates})}

@@ -25,6 +25,8 @@ import math
 
 from bftune.experiments.campaign.workloads import base_trace, source_key
 from bftune.experiments.runs.local import run_local
+from bftune.experiments.runs.replay import replay
+from bftune.experiments.tune.candidates import BASELINE_OPTIONS
 from bftune.schedulers.config import SchedulerConfig
 from bftune.workloads.cleaning import DROP_RULES
 from bftune.workloads.model import Trace
@@ -64,13 +66,14 @@ def check_data(spec, base: Trace, baseline: dict, synthetic: bool) -> dict:
     remedy = REMEDIES.get(top or "", "")
     out = {"jobs": len(base.jobs), "records": len(base.jobs) + sum(removed.values()), "removed": removed,
            "work_share_kept": share, "remedy": remedy or None,
-           "baseline_avg_wait_s": baseline["avg_wait"], "baseline_utilization": baseline["utilization"]}
+           "baseline_avg_wait_s": baseline["avg_wait"], "baseline_utilization": baseline["utilization"],
+           "baseline_label": baseline.get("label", "EASY-FCFS")}
     out["line"] = data_line(out)
     if share < MIN_WORK_SHARE:
         raise DataRefused(f"{out['line']}: what is left is not this machine's load (less than "
                           f"{MIN_WORK_SHARE:.0%} of its processor-time){'; try ' + remedy if remedy else ''}")
     if not baseline["avg_wait"] >= MIN_QUEUE_WAIT_S:
-        raise DataRefused(f"{out['line']}: this machine has no queue to tune: EASY-FCFS simulated on the whole "
+        raise DataRefused(f"{out['line']}: this machine has no queue to tune: {out['baseline_label']} simulated on the whole "
                           f"log waits {baseline['avg_wait']:.0f} s on average, so every order waits about as "
                           "little")
     return out
@@ -85,7 +88,7 @@ def data_line(checks: dict) -> str:
             f"({checks['jobs'] / max(checks['records'], 1):.0%}), {checks['work_share_kept']:.1%} of the "
             f"processor-time; ")
     text += f"removed {dropped:,} ({what})" if dropped else "nothing removed"
-    text += (f"; EASY-FCFS on the whole log: AvgWait {checks['baseline_avg_wait_s'] / 3600:.2f} h, utilization "
+    text += (f"; {checks.get('baseline_label', 'EASY-FCFS')} on the whole log: AvgWait {checks['baseline_avg_wait_s'] / 3600:.2f} h, utilization "
              f"{checks['baseline_utilization']:.0%}")
     if checks["remedy"] and checks["work_share_kept"] < WARN_WORK_SHARE:
         text += f"; to keep more: {checks['remedy']}"
@@ -103,9 +106,20 @@ def _all_work(spec) -> float:
     return math.fsum(j.runtime * j.procs for j in trace.jobs)
 
 
-def whole_log_baseline(base: Trace, tau: float, fidelity: dict | None) -> dict:
-    """EASY-FCFS on the whole kept log: from the replay when there was one (same simulation), else run now."""
+def replay_of(base: Trace, tau: float, site: dict | None = None) -> dict | None:
+    """How far the simulator reproduces the log's machine under EASY-FCFS, or the ``site``'s own setting (its
+    slurm.conf): None when the log records no waits."""
+    if not any(job.wait >= 0 for job in base.jobs):
+        return None
+    return replay(base, SchedulerConfig.from_options(site or BASELINE_OPTIONS), tau).as_dict()
+
+
+def whole_log_baseline(base: Trace, tau: float, fidelity: dict | None, site: dict | None = None) -> dict:
+    """EASY-FCFS (or the ``site``'s slurm.conf setting) on the whole kept log: from the replay when there was one
+    (same simulation), else run now."""
+    label = "the site's slurm.conf" if site else "EASY-FCFS"
     if fidelity is not None:
-        return {"avg_wait": fidelity["simulated"]["avg_wait"], "utilization": fidelity["simulated"]["utilization"]}
-    summary, _ = run_local(base, SchedulerConfig.from_options({}), tau=tau)
-    return {"avg_wait": summary["avg_wait"], "utilization": summary["utilization"]}
+        return {"avg_wait": fidelity["simulated"]["avg_wait"], "utilization": fidelity["simulated"]["utilization"],
+                "label": label}
+    summary, _ = run_local(base, SchedulerConfig.from_options(site or {}), tau=tau)
+    return {"avg_wait": summary["avg_wait"], "utilization": summary["utilization"], "label": label}

@@ -36,16 +36,14 @@ from bftune.experiments.campaign.loop import Session, Work, run_work
 from bftune.experiments.campaign.workloads import base_trace, source_key, source_trace
 from bftune.support.progress import Progress
 from bftune.support.store import Store
-from bftune.experiments.tune import budget as bud
-from bftune.experiments.runs.replay import replay
-from bftune.experiments.tune.candidates import BASELINE_OPTIONS, Candidate, baselines, build
-from bftune.experiments.tune.datacheck import WARN_WORK_SHARE, DataRefused, check_data, whole_log_baseline
+from bftune.experiments.tune import budget as bud, slurmfamily
+from bftune.experiments.tune.candidates import Candidate, baselines, build
+from bftune.experiments.tune.datacheck import WARN_WORK_SHARE, DataRefused, check_data, replay_of, whole_log_baseline
 from bftune.experiments.tune.stats import nanmean, race, ratio
 from bftune.experiments.tune.store import TUNE, WeekStore, data_identity, open_dir
 from bftune.experiments.tune.weeks import Source, pool, run_task, spec_of, task_source
 from bftune.workloads.cleaning import identity_name
-from bftune.schedulers.config import SchedulerConfig
-from bftune.workloads.model import WEEK, Trace
+from bftune.workloads.model import WEEK
 from bftune.workloads.slurm import user_names
 from bftune.workloads.resample import whole_weeks
 
@@ -79,6 +77,12 @@ class Settings:
     workers: int | None = None
     dask: str | None = None
     progress: bool = True
+    # --slurm-conf (docs/guides/slurm.md): the site's setting, the baseline instead of EASY-FCFS; its file's path
+    # and text (the diff of the outputs) and the CPUs of its NodeName lines (0: none declared)
+    site: dict | None = None
+    site_path: str | None = None
+    site_text: str | None = None
+    site_cpus: int = 0
 
     def identity(self) -> dict:
         """What decides the plan and the results (not where they go, nor how many processes run them)."""
@@ -87,7 +91,8 @@ class Settings:
         for key in ("dump", "holdout"):  # added later: absent when not used, so stored plans stay valid
             if not source[key]:
                 del source[key]
-        return {"source": source, "objective": self.objective,
+        site = {"site": self.site} if self.site else {}  # added later: absent without --slurm-conf
+        return {"source": source, **site, "objective": self.objective,
                 "max_wait_increase": self.max_wait_increase, "budget_s": self.budget_s, "families": self.families,
                 "policies": self.policies, "thresholds": self.thresholds, "max_weeks": self.max_weeks,
                 "finalists": self.finalists, "seed": self.seed, "tau": self.tau}
@@ -112,6 +117,11 @@ class Race:
     timings: dict = field(default_factory=dict)
     resumed: bool = False
     calibrated: bool = False  # the cost model re-measured on the first stage's tasks (see _calibrate)
+
+    @property
+    def base_label(self) -> str:
+        """The baseline's name in the outputs' sentences (EASY-FCFS-FCFS, or the site's slurm.conf)."""
+        return self.baselines[0].label
 
     def by_key(self) -> dict[str, Candidate]:
         return {c.key: c for c in [*self.candidates, *self.baselines.values()]}
@@ -149,13 +159,14 @@ def describe_data(settings: Settings) -> dict:
         notes.insert(0, f"machine size {base.max_procs} processors, the largest allocation in the Slurm dump "
                         "(give --procs M for the machine's real size)")
     tres = int(base.header.get("TRESJobs", "0") or 0)
+    notes += slurmfamily.cpu_notes(settings.site_cpus, base.max_procs)
     if tres:
         notes.append(f"{tres} jobs of the dump asked for GPUs or other TRES: bftune schedules processors only, "
                      "so what waits for a GPU is not modelled")
     t0 = time.perf_counter()
-    fidelity = replay_of(base, settings.tau)
+    fidelity = replay_of(base, settings.tau, settings.site)
     try:
-        checks = check_data(whole, base, whole_log_baseline(base, settings.tau, fidelity),
+        checks = check_data(whole, base, whole_log_baseline(base, settings.tau, fidelity, settings.site),
                             settings.source.trace.startswith("synthetic:"))
     except DataRefused as exc:
         raise TuneError(str(exc)) from None
@@ -171,13 +182,6 @@ def describe_data(settings: Settings) -> dict:
             "cleaning": dict(base.cleaning), "unix_start_time": base.unix_start_time, "timezone": base.timezone,
             "halves": halves, "notes": notes, "read_s": read_s, "replay": fidelity, "checks": checks,
             "user_names": user_names(base)}
-
-
-def replay_of(base: Trace, tau: float) -> dict | None:
-    """How far the simulator reproduces the log's machine under EASY-FCFS (None: the log records no waits)."""
-    if not any(job.wait >= 0 for job in base.jobs):
-        return None
-    return replay(base, SchedulerConfig.from_options(BASELINE_OPTIONS), tau).as_dict()
 
 
 def pilot(settings: Settings, candidates: list[Candidate], bases: dict[int, Candidate], store: WeekStore,
@@ -328,8 +332,8 @@ def run(settings: Settings, stream: TextIO | None = None, publish: Callable[[Rac
     stream = stream if stream is not None else sys.stderr
     wall0, cpu0 = time.perf_counter(), time.process_time()
     data = describe_data(settings)
-    candidates = build(settings.families, settings.policies, settings.thresholds)
-    bases = baselines(candidates)
+    candidates = build(settings.families, settings.policies, settings.thresholds, settings.site)
+    bases = baselines(candidates, settings.site)
     data_id = data_identity(settings.source)
     directory = open_dir(settings.out)
     out = directory.root
@@ -455,7 +459,7 @@ def _announce(race_: Race, stream: TextIO) -> None:
     families = ", ".join(dict.fromkeys(c.family for c in race_.candidates))
     how = ("every candidate may run every week (only the racing test drops candidates)" if not plan.halving else
            "the budget halves the candidates after each stage (successive halving) beside the racing test")
-    stream.write(f"tune {race_.data['name']}: {len(race_.candidates)} candidates ({families}) against EASY-FCFS-FCFS, "
+    stream.write(f"tune {race_.data['name']}: {len(race_.candidates)} candidates ({families}) against {race_.base_label}, "
                  f"objective {s.objective}; budget {bud._fmt(s.budget_s)} on {race_.model.workers} worker(s): "
                  f"{plan.weeks} resampled weeks per half in stages {', '.join(map(str, plan.stages))}; {how}; "
                  f"estimated {bud._fmt(plan.estimate_s)}"
@@ -489,6 +493,8 @@ def _train(race_: Race, runner: _Runner) -> None:
         objective = {c.key: race_.ratios("train", c, n, s.objective) for c in alive}
         max_wait = {c.key: race_.ratios("train", c, n, "max_wait") for c in alive}
         leader, dropped = race(objective, max_wait, s.max_wait_increase)
+        spared = slurmfamily.spared(s.families, alive, objective, race_.candidates)
+        slurmfamily.spare_from_test(spared, dropped)
         record = {"stage": i + 1, "weeks": n, "candidates": len(alive), "leader": leader,
                   "dropped_by_test": len(dropped), "dropped_by_budget": 0}
         for key, verdict in dropped.items():
@@ -505,6 +511,7 @@ def _train(race_: Race, runner: _Runner) -> None:
             spent = plan.setup_s + race_.model.wall(spent_work, plan.weeks, i + 1)
             keep, weeks = bud.next_stage(race_.model, plan, n, [race_.model.week(c.family, c.warmup, "train")
                                                                for c in alive], spent)
+            keep = slurmfamily.spare_from_budget(spared, alive, keep)
             plan.weeks, plan.stages = weeks, bud.stages_for(weeks)
             plan.halving = plan.halving or keep < len(alive)
             for rank, c in enumerate(alive[keep:], start=keep + 1):
@@ -576,7 +583,7 @@ def _test(race_: Race, runner: _Runner) -> None:
         return _inf_nan(nanmean(race_.ratios("train", c, n, s.objective))), race_.candidates.index(c)
 
     ranked = sorted((c for c in survivors if eligible(race_, c.key)), key=mean_ratio)
-    finalists = ranked[:race_.plan.finalists]
+    finalists = slurmfamily.with_best_of_each_side(s.families, ranked, ranked[:race_.plan.finalists])
     race_.finalists = [c.key for c in finalists]
     race_.test_weeks = race_.plan.weeks
     bases = sorted({c.warmup for c in finalists} | {0})

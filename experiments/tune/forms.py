@@ -69,7 +69,7 @@ def tune_command(s: Settings) -> str:
                        share, "--budget", f"{s.budget_s:g}s", "--candidates", ",".join(s.families), "--policies",
                        ",".join(s.policies), "--thresholds", ",".join(s.thresholds), "--weeks", str(s.max_weeks),
                        "--finalists", str(s.finalists), "--seed", str(s.seed), "--tau", f"{s.tau:g}",
-                       "--out", str(s.out)])
+                       *(["--slurm-conf", s.site_path] if s.site_path else []), "--out", str(s.out)])
 
 
 def flags_text(s: Settings, c: Candidate) -> str:
@@ -132,6 +132,12 @@ def campaign_toml(s: Settings, c: Candidate, weeks: int) -> str:
             "[campaign]"]
     name = f"tune_{s.name}".replace('"', "")
     options = normalised(c.options)
+    if options.get("scheduler") == "slurm":  # no campaign kind runs a Slurm setting: say how to judge it again
+        return "\n".join([
+            "# bftune tune recommends a Slurm setting (written by bftune tune); no campaign kind runs --scheduler slurm",
+            f"# yet. Judge it again on the whole log with: {simulate_command(s, c)}",
+            f"# or race it again with: {tune_command(s)}",
+            f"# The options (option-table names): {json.dumps(pybatsim_options(c))}"]) + "\n"
     if c.family in ("pairs", "baseline"):
         primary = options.get("policy", "FCFS")
         backfill = options.get("backfill_policy", primary)

@@ -10,6 +10,9 @@
 ``ranking.csv``            every candidate: rank, state, weeks, training and testing figures
 ``weeks.csv``              every stored week the run used: candidate, half, week, metrics, ratios
 ``report.html``            the self-contained report (``report.py``)
+``slurm.conf.diff``        with the ``slurm`` family and ``--slurm-conf``: the site's slurm.conf changed to the best
+                           Slurm setting (a unified diff, ``patch -p1``); without ``--slurm-conf``,
+                           ``slurm.conf.fragment``: the lines to set (``slurmfamily.py``)
 =========================  =====================================================================
 
 The seven files are one set (:func:`write_all`): made first, then written aside and renamed into place
@@ -26,12 +29,14 @@ from pathlib import Path
 
 from bftune import __version__
 from bftune.experiments.runs.summary import jsonable
-from bftune.experiments.tune import analysis, forms
+from bftune.experiments.tune import analysis, forms, slurmfamily
 from bftune.experiments.tune.budget import _fmt
 from bftune.experiments.tune.candidates import normalised, sentence
 from bftune.experiments.tune.engine import Race
 from bftune.experiments.tune.stats import ALPHA, LEVEL, RECOMMENDATION_RESAMPLES
 from bftune.experiments.tune.weeks import METRICS, OBJECTIVES
+from bftune.schedulers.config import SchedulerConfig
+from bftune.schedulers.slurmconf import conf_diff, fragment
 from bftune.support.files import atomic_write_many
 
 FILES = ("recommendation.json", "simulate_flags.txt", "pybatsim_options.json", "campaign.toml", "ranking.csv",
@@ -40,6 +45,10 @@ FILES = ("recommendation.json", "simulate_flags.txt", "pybatsim_options.json", "
 
 def recommendation_record(race: Race, rows: list[dict], rec: dict) -> dict:
     s = race.settings
+    slurm = slurmfamily.comparison(race, rows)
+    if slurm is not None:
+        slurm["file"] = slurm_conf_name(race)
+        slurm["text"] = slurm_conf_text(race, slurm)
     c = rec["candidate"]
     row = rec.get("row") or {}
     figures = {} if rec["keep_baseline"] else {
@@ -61,10 +70,10 @@ def recommendation_record(race: Race, rows: list[dict], rec: dict) -> dict:
         "replay": _replay_summary(data.get("replay")),
         "later_period": rec.get("validation"),
         "objective": s.objective, "objective_meaning": OBJECTIVES[s.objective],
-        "gain_definition": f"1 - mean over weeks of {s.objective}(configuration) / {s.objective}(EASY-FCFS-FCFS) "
+        "gain_definition": f"1 - mean over weeks of {s.objective}(configuration) / {s.objective}({race.base_label}) "
                            "on the same resampled week",
         **figures,
-        "baseline": {"label": "EASY-FCFS-FCFS", "configuration": normalised(race.baselines[0].options)},
+        "baseline": {"label": race.base_label, "configuration": normalised(race.baselines[0].options)},
         "max_wait_increase_limit": s.max_wait_increase,
         "data": {**data, "seed": s.seed, "tau": s.tau, "resampling": "per-user weekly resampling of each half "
                  "(docs/semantics/workloads.md#resampling), seeds derive_seed(seed, 'offline', half): "
@@ -76,7 +85,31 @@ def recommendation_record(race: Race, rows: list[dict], rec: dict) -> dict:
                    "stages": race.plan.stages, "halving": race.plan.halving, **race.timings},
         "forms": {"simulate": forms.simulate_command(s, c), "pybatsim": forms.pybatsim_command(c)},
         "command": forms.tune_command(s), "bftune_version": __version__,
+        **({"slurm": slurm} if slurm is not None else {}),
     }
+
+
+def slurm_conf_name(race: Race) -> str:
+    """The slurm.conf output's name: a diff against the site's file, or a fragment when none was given."""
+    return "slurm.conf.diff" if race.settings.site_text is not None else "slurm.conf.fragment"
+
+
+def slurm_conf_text(race: Race, slurm: dict) -> str:
+    """The best Slurm setting as slurm.conf: a unified diff of the site's file (lines of text before it, which
+    ``patch`` skips), or the lines to set."""
+    best = slurm["best_slurm"]
+    config = SchedulerConfig.from_options(best["configuration"])
+    low, high = best["interval"]
+    about = [f"bftune tune ({race.data['name']}, objective {race.settings.objective}): the best Slurm setting, "
+             f"{best['label']}",
+             f"gain against {race.base_label}: {100 * best['gain']:+.1f} % [{100 * low:+.1f}, {100 * high:+.1f}] "
+             f"({best['half']} half, {best['weeks']} weeks); report.html sets it beside the best EASY"]
+    if race.settings.site_text is None:
+        return fragment(config, header=about)
+    diff = conf_diff(race.settings.site_text, config, race.settings.site_path or "slurm.conf",
+                     header=["added by bftune tune"])
+    text = "\n".join(f"# {line}" for line in about) + "\n"
+    return text + (diff or "# no change: the site's slurm.conf already says the best Slurm setting\n")
 
 
 def _replay_summary(fidelity: dict | None) -> dict:
@@ -173,8 +206,19 @@ def write_all(race: Race) -> tuple[list[dict], dict, dict]:
         "weeks.csv": weeks_csv(race),
         "report.html": html_report(race, rows, rec, record),
     }
-    atomic_write_many({out / name: texts[name].encode() for name in OUTPUTS})
+    names = list(OUTPUTS)
+    if "slurm" in record:
+        names.append(record["slurm"]["file"])
+        texts[record["slurm"]["file"]] = record["slurm"]["text"]
+    atomic_write_many({out / name: texts[name].encode() for name in names})
+    for stale in SLURM_OUTPUTS:  # another run's slurm.conf output would sit beside this set as if it were its
+        if stale not in names:
+            (out / stale).unlink(missing_ok=True)
     return rows, rec, record
+
+
+#: The slurm.conf outputs, one of which a run with the ``slurm`` family writes (:func:`slurm_conf_name`).
+SLURM_OUTPUTS = ("slurm.conf.diff", "slurm.conf.fragment")
 
 
 def json_text(data) -> str:
@@ -192,11 +236,11 @@ def summary_text(race: Race, rows: list[dict], rec: dict, record: dict) -> str:
         risk = record["risk"]
         lines.append(f"  expected {s.objective} gain on the testing half: {100 * record['gain']:.1f} % "
                      f"[{100 * lo:.1f}, {100 * hi:.1f}] ({LEVEL:.0%} paired bootstrap over {race.test_weeks} weeks)")
-        lines.append(f"  MaxWait vs EASY-FCFS: mean ratio {risk['max_wait_ratio']:.2f}, largest wait "
-                     f"{risk.get('largest_wait_s', float('nan')) / 3600:.1f} h (EASY-FCFS "
+        lines.append(f"  MaxWait vs {race.base_label}: mean ratio {risk['max_wait_ratio']:.2f}, largest wait "
+                     f"{risk.get('largest_wait_s', float('nan')) / 3600:.1f} h ({race.base_label} "
                      f"{risk.get('baseline_largest_wait_s', float('nan')) / 3600:.1f} h), 99th percentile "
                      f"{risk.get('p99_wait_s', float('nan')) / 3600:.1f} h "
-                     f"(EASY-FCFS {risk.get('baseline_p99_wait_s', float('nan')) / 3600:.1f} h)")
+                     f"({race.base_label} {risk.get('baseline_p99_wait_s', float('nan')) / 3600:.1f} h)")
         if "jobs_waiting_1h_longer" in risk:
             lines.append(f"  fairness: {100 * risk['jobs_waiting_1h_longer']:.1f} % of jobs wait 1 h longer "
                          f"({100 * risk['jobs_waiting_1h_shorter']:.1f} % 1 h shorter); "
@@ -216,9 +260,34 @@ def summary_text(race: Race, rows: list[dict], rec: dict, record: dict) -> str:
         test = f", test {100 * row['test_gain']:+.1f} %" if row.get("finalist") else ""
         train = f"{100 * row['train_gain']:+.1f} %" if "train_gain" in row else "-"
         lines.append(f"  {row['rank']:>3}. {row['label']:<34} train {train} over {row['train_weeks']} weeks{test}")
+    lines += slurm_lines(record)
     t = race.timings
     lines.append(f"budget {_fmt(s.budget_s)}: {t.get('weeks_simulated', 0)} candidate-weeks simulated, "
                  f"{t.get('weeks_reused', 0)} reused, in {t.get('wall_s', 0):.0f} s (estimated "
                  f"{race.plan.estimate_s:.0f} s)")
-    lines.append(f"wrote {', '.join(FILES)} in {s.out}")
+    files = [*FILES, record["slurm"]["file"]] if "slurm" in record else FILES
+    lines.append(f"wrote {', '.join(files)} in {s.out}")
     return "\n".join(lines)
+
+
+def slurm_lines(record: dict) -> list[str]:
+    """The site's setting, the best Slurm setting and the best EASY side by side, and the gap (the terminal's)."""
+    slurm = record.get("slurm")
+    if slurm is None:
+        return []
+
+    def said(entry: dict) -> str:
+        low, high = entry["interval"]
+        where = f" ({entry['half']}, {entry['weeks']} weeks)" if "half" in entry else ""
+        return f"{entry['label']}: {100 * entry['gain']:+.1f} % [{100 * low:+.1f}, {100 * high:+.1f}]{where}"
+
+    lines = ["Slurm (gain against the baseline, 95 % interval):", f"  site's current setting  {said(slurm['site'])}",
+             f"  best Slurm setting      {said(slurm['best_slurm'])}"]
+    if "best_easy" in slurm:
+        gap = slurm["gap"]
+        lines.append(f"  best EASY               {said(slurm['best_easy'])}")
+        lines.append(f"  gap best EASY - best Slurm: {100 * gap['gap']:+.1f} points "
+                     f"[{100 * gap['interval'][0]:+.1f}, {100 * gap['interval'][1]:+.1f}] ({gap['half']} half, "
+                     f"{gap['weeks']} weeks)")
+    lines.append(f"  slurm.conf lines: {slurm['file']}")
+    return lines

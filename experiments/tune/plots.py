@@ -45,7 +45,7 @@ def ranking_plot(race: Race, rows: list[dict]) -> str:
             ax.plot(100 * row["test_gain"], yi - 0.3, "D", color="#d62728", ms=5)
     ax.axvline(0, color="black", lw=0.8)
     ax.set_yticks(y, [f"{r['rank']}. {r['label']} ({r['train_weeks']} w)" for r in shown], fontsize=7)
-    ax.set_xlabel(f"gain in {race.settings.objective} against EASY-FCFS-FCFS (%), mean over weeks, 95 % interval")
+    ax.set_xlabel(f"gain in {race.settings.objective} against {race.base_label} (%), mean over weeks, 95 % interval")
     ax.plot([], [], "o", color="#1f77b4", label="training half, still in the race")
     ax.plot([], [], "o", color="#999999", label="training half, dropped (on the weeks it ran)")
     ax.plot([], [], "D", color="#d62728", label="testing half (finalists)")
@@ -82,7 +82,7 @@ def distributions_plot(race: Race, rows: list[dict]) -> str:
             patch.set_alpha(0.5)
         ax.set_yticks(range(1, len(data) + 1), labels[::-1], fontsize=7)
     ax.axvline(1.0, color="black", lw=0.8, ls="--")
-    ax.set_xlabel(f"{s.objective} / {s.objective}(EASY-FCFS-FCFS), one value per resampled week (triangle: mean)")
+    ax.set_xlabel(f"{s.objective} / {s.objective}({race.base_label}), one value per resampled week (triangle: mean)")
     ax.set_xscale("log")
     ax.grid(axis="x", alpha=0.3)
     return png(fig)
@@ -95,7 +95,7 @@ def cdf_plot(race: Race, rec: dict) -> str | None:
     plt = pyplot()
     c = rec["candidate"]
     fig, (ax, tail) = plt.subplots(1, 2, figsize=(11, 4.2))
-    for cand, label, colour in ((race.baselines[c.warmup], "EASY-FCFS-FCFS", "#555555"),
+    for cand, label, colour in ((race.baselines[c.warmup], race.base_label, "#555555"),
                                 (c, f"recommended: {c.label}", "#d62728")):
         w = np.sort(analysis.waits(race, cand))
         if not len(w):

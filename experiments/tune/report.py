@@ -64,7 +64,8 @@ def html_report(race: Race, rows: list[dict], rec: dict, record: dict) -> str:
              f"<p class=\"sub\">bftune tune, objective <b>{_e(s.objective)}</b>, "
              f"{len(race.candidates)} candidates, budget {_fmt(s.budget_s)}, "
              f"{_dt.datetime.now().strftime('%Y-%m-%d %H:%M')}</p>",
-             _replay(race), _checks(race), _recommendation(race, rec, record), _forms(race, rec, record), _ranking(race, rows),
+             _replay(race), _checks(race), _recommendation(race, rec, record), _slurm(race, record),
+             _forms(race, rec, record), _ranking(race, rows),
              _distributions(race, rows), _cdf(race, rec), _budget(race), _families(race), _method(race),
              _data(race), "</body></html>"]
     return "\n".join(parts)
@@ -84,7 +85,8 @@ def _checks(race: Race) -> str:
     cls = "bad" if c["work_share_kept"] < 0.75 else ""
     out = ["<h2 id=\"data-checks\">The log</h2><div class=\"box\">",
            f"<p class=\"{cls}\">{c['jobs']:,} jobs kept of {c['records']:,} records; they hold "
-           f"<b>{c['work_share_kept']:.1%}</b> of the log's processor-time. EASY-FCFS simulated on the whole log: "
+           f"<b>{c['work_share_kept']:.1%}</b> of the log's processor-time. {_e(c.get('baseline_label', 'EASY-FCFS'))} "
+           "simulated on the whole log: "
            f"AvgWait {c['baseline_avg_wait_s'] / 3600:.2f} h, utilization {c['baseline_utilization']:.0%}.</p>"]
     if removed:
         out.append(f"<table><tr><th>removed by the cleaning</th><th>records</th></tr>{removed}</table>")
@@ -108,7 +110,8 @@ def _replay(race: Race) -> str:
         return "\n".join(out)
     cls = {"close": "good", "far": "bad"}.get(r["verdict"], "")
     out.append(f"<div class=\"box\"><p class=\"{cls}\"><b>{_e(r['verdict'])}</b>: {_e(r['verdict_line'])}.</p>")
-    out.append("<table><tr><th>EASY-FCFS on the whole log</th><th>logged</th><th>simulated</th></tr>")
+    label = (race.data.get("checks") or {}).get("baseline_label", "EASY-FCFS")
+    out.append(f"<table><tr><th>{_e(label)} on the whole log</th><th>logged</th><th>simulated</th></tr>")
     for key, label in (("avg_wait", "AvgWait"), ("median_wait", "median wait"), ("p90_wait", "90th percentile"),
                        ("max_wait", "MaxWait")):
         out.append(f"<tr><td>{label}</td><td>{r['logged'][key] / 3600:.2f} h</td>"
@@ -184,6 +187,52 @@ def _recommendation(race: Race, rec: dict, record: dict) -> str:
     out.append(_longest(risk.get("largest_waits", [])))
     out.append(f"<p><b>It requires</b>: {_e(c.requires)}</p></div>")
     return "\n".join(out)
+
+
+def _slurm(race: Race, record: dict) -> str:
+    """The site's setting, the best Slurm setting and the best EASY side by side; the gap; what Slurm cannot
+    express of the best EASY; the slurm.conf lines (``slurmfamily.py``)."""
+    slurm = record.get("slurm")
+    if slurm is None:
+        return ""
+    columns = [("the site's current setting", slurm["site"]), ("the best Slurm setting", slurm["best_slurm"])]
+    if "best_easy" in slurm:
+        columns.append(("the best EASY", slurm["best_easy"]))
+
+    def half(entry: dict) -> str:
+        return f"{entry['half']} half, {entry['weeks']} weeks" if "half" in entry else "the baseline"
+
+    out = ["<h2 id=\"slurm\">Slurm: your setting, the best Slurm setting, the best EASY</h2><div class=\"box\">",
+           f"<p>Gains in {_e(race.settings.objective)} against {_e(race.base_label)}, with their {LEVEL:.0%} "
+           "intervals: on the testing half when both are finalists, else on the training weeks both ran.</p>",
+           "<table><tr><th></th>" + "".join(f"<th>{_e(name)}</th>" for name, _ in columns) + "</tr>",
+           "<tr><td>setting</td>" + "".join(f"<td>{_e(entry['label'])}</td>" for _, entry in columns) + "</tr>",
+           "<tr><td>in words</td>" + "".join(f"<td>{_e(entry.get('in_words') or sentence(race.by_key()[_key(race, entry)]))}</td>"
+                                             for _, entry in columns) + "</tr>",
+           "<tr><td>gain</td>" + "".join(f"<td class=n>{_pct(entry['gain'])}</td>" for _, entry in columns) + "</tr>",
+           "<tr><td>interval</td>" + "".join(f"<td>{_interval(entry['interval'])}</td>" for _, entry in columns)
+           + "</tr>",
+           "<tr><td>judged on</td>" + "".join(f"<td>{_e(half(entry))}</td>" for _, entry in columns) + "</tr>",
+           "</table>"]
+    if "gap" in slurm:
+        gap = slurm["gap"]
+        out.append(f"<p>Gap between the best EASY and the best Slurm setting: <b>{100 * gap['gap']:+.1f} points</b> "
+                   f"{_interval(gap['interval'])} (paired bootstrap over the {gap['weeks']} {gap['half']} weeks "
+                   "both ran; positive: EASY does better).</p>")
+        missing = slurm["best_easy"]["not_expressible"]
+        if missing:
+            out.append(f"<p>What Slurm cannot express of the best EASY ({_e(slurm['best_easy']['label'])}):</p><ul>"
+                       + "".join(f"<li>{_e(line)}</li>" for line in missing) + "</ul>")
+        else:
+            out.append("<p>Slurm can express everything the best EASY sets.</p>")
+    out.append(f"<p>The slurm.conf lines to change (<code>{_e(slurm['file'])}</code>, beside this report):</p>"
+               f"<pre>{_e(slurm['text'])}</pre></div>")
+    return "\n".join(out)
+
+
+def _key(race: Race, entry: dict) -> str:
+    """The key of the candidate a comparison entry names (by its label)."""
+    return next(c.key for c in race.by_key().values() if c.label == entry["label"])
 
 
 def _longest(jobs: list[dict]) -> str:
