@@ -36,7 +36,7 @@ from bftune.experiments.campaign.loop import Session, Work, run_work
 from bftune.experiments.campaign.workloads import base_trace, source_key, source_trace
 from bftune.support.progress import Progress
 from bftune.support.store import Store
-from bftune.experiments.tune import budget as bud, slurmfamily
+from bftune.experiments.tune import budget as bud, slurmfamily, slurmrace
 from bftune.experiments.tune.candidates import Candidate, baselines, build
 from bftune.experiments.tune.datacheck import WARN_WORK_SHARE, DataRefused, check_data, replay_of, whole_log_baseline
 from bftune.experiments.tune.stats import nanmean, race, ratio
@@ -493,8 +493,8 @@ def _train(race_: Race, runner: _Runner) -> None:
         objective = {c.key: race_.ratios("train", c, n, s.objective) for c in alive}
         max_wait = {c.key: race_.ratios("train", c, n, "max_wait") for c in alive}
         leader, dropped = race(objective, max_wait, s.max_wait_increase)
-        spared = slurmfamily.spared(s.families, alive, objective, race_.candidates)
-        slurmfamily.spare_from_test(spared, dropped)
+        spared = slurmrace.spared(s.families, alive, objective, race_.candidates)
+        slurmrace.spare_from_test(spared, dropped)
         record = {"stage": i + 1, "weeks": n, "candidates": len(alive), "leader": leader,
                   "dropped_by_test": len(dropped), "dropped_by_budget": 0}
         for key, verdict in dropped.items():
@@ -511,7 +511,7 @@ def _train(race_: Race, runner: _Runner) -> None:
             spent = plan.setup_s + race_.model.wall(spent_work, plan.weeks, i + 1)
             keep, weeks = bud.next_stage(race_.model, plan, n, [race_.model.week(c.family, c.warmup, "train")
                                                                for c in alive], spent)
-            keep = slurmfamily.spare_from_budget(spared, alive, keep)
+            keep = slurmrace.spare_from_budget(spared, alive, keep)
             plan.weeks, plan.stages = weeks, bud.stages_for(weeks)
             plan.halving = plan.halving or keep < len(alive)
             for rank, c in enumerate(alive[keep:], start=keep + 1):
@@ -583,7 +583,7 @@ def _test(race_: Race, runner: _Runner) -> None:
         return _inf_nan(nanmean(race_.ratios("train", c, n, s.objective))), race_.candidates.index(c)
 
     ranked = sorted((c for c in survivors if eligible(race_, c.key)), key=mean_ratio)
-    finalists = slurmfamily.with_best_of_each_side(s.families, ranked, ranked[:race_.plan.finalists])
+    finalists = slurmrace.with_best_of_each_side(s.families, ranked, ranked[:race_.plan.finalists])
     race_.finalists = [c.key for c in finalists]
     race_.test_weeks = race_.plan.weeks
     bases = sorted({c.warmup for c in finalists} | {0})

@@ -12,7 +12,7 @@
 ``report.html``            the self-contained report (``report.py``)
 ``slurm.conf.diff``        with the ``slurm`` family and ``--slurm-conf``: the site's slurm.conf changed to the best
                            Slurm setting (a unified diff, ``patch -p1``); without ``--slurm-conf``,
-                           ``slurm.conf.fragment``: the lines to set (``slurmfamily.py``)
+                           ``slurm.conf.fragment``: the lines to set (``slurmrace.py``)
 =========================  =====================================================================
 
 The seven files are one set (:func:`write_all`): made first, then written aside and renamed into place
@@ -29,7 +29,7 @@ from pathlib import Path
 
 from bftune import __version__
 from bftune.experiments.runs.summary import jsonable
-from bftune.experiments.tune import analysis, forms, slurmfamily
+from bftune.experiments.tune import analysis, forms, slurmrace
 from bftune.experiments.tune.budget import _fmt
 from bftune.experiments.tune.candidates import normalised, sentence
 from bftune.experiments.tune.engine import Race
@@ -45,7 +45,7 @@ FILES = ("recommendation.json", "simulate_flags.txt", "pybatsim_options.json", "
 
 def recommendation_record(race: Race, rows: list[dict], rec: dict) -> dict:
     s = race.settings
-    slurm = slurmfamily.comparison(race, rows)
+    slurm = slurmrace.comparison(race, rows)
     if slurm is not None:
         slurm["file"] = slurm_conf_name(race)
         slurm["text"] = slurm_conf_text(race, slurm)

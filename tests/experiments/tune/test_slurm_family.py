@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 from bftune.experiments.cli.main import main
 from bftune.experiments.tune.candidates import build, parse_families
-from bftune.experiments.tune.slurmfamily import (BACKFILLS, MAX_AGES, WEIGHTS, grid, not_expressible, spare_from_budget,
-                                                  spare_from_test, spared, with_best_of_each_side)
+from bftune.experiments.tune.slurmfamily import BACKFILLS, MAX_AGES, WEIGHTS, grid, not_expressible
+from bftune.experiments.tune.slurmrace import spare_from_budget, spare_from_test, spared, with_best_of_each_side
 from bftune.experiments.tune.stats import Verdict
 from bftune.schedulers.config import SchedulerConfig
 from bftune.schedulers.slurmconf import parse_slurm_conf, read_slurm_conf

@@ -9,16 +9,15 @@ with easy_bf up to the first documented divergence (jobs 184/185 at t=691379).
 from __future__ import annotations
 
 import csv
-import gzip
 
 import pytest
 from bftune.experiments.runs.metrics import summarize
 from bftune.experiments.runs.tables import read_out_jobs, runs_frame
 from bftune.schedulers.config import SchedulerConfig
-from bftune.schedulers.core import machines as ms
 from bftune.schedulers.drivers.local.simulator import simulate
 from bftune.workloads.batsim_json import read_batsim_workload
 from bftune.workloads.read import read_workload
+from golden_runs import mismatches, read_golden
 from locations import CTC, SHARED_BATSIM, TESTS
 
 pytestmark = pytest.mark.skipif(not (SHARED_BATSIM / "golden").is_dir(),
@@ -26,8 +25,7 @@ pytestmark = pytest.mark.skipif(not (SHARED_BATSIM / "golden").is_dir(),
 
 
 def _golden(name: str) -> dict[str, dict]:
-    with open(SHARED_BATSIM / "golden" / name / "out_jobs.csv", newline="") as fh:
-        return {row["job_id"]: row for row in csv.DictReader(fh)}
+    return read_golden(SHARED_BATSIM / "golden" / name / "out_jobs.csv")
 
 
 @pytest.fixture(scope="module")
@@ -40,26 +38,12 @@ def _run(trace, **options):
     return simulate(trace.jobs, trace.max_procs, cfg.build(trace.max_procs))
 
 
-def _mismatches(result, golden, compare_alloc=True):
-    bad = []
-    assert {r.id for r in result.runs} == set(golden), "job sets differ"
-    for run in result.runs:
-        g = golden[run.id]
-        same = (float(g["starting_time"]) == run.start and float(g["finish_time"]) == run.end
-                and g["final_state"] == run.state)
-        if compare_alloc:
-            same = same and ms.parse(g["allocated_resources"]) == run.alloc
-        if not same:
-            bad.append((min(run.start, float(g["starting_time"])), run.id, run.start, g["starting_time"]))
-    return sorted(bad)
-
-
 @pytest.mark.slow
 def test_machines_model_reproduces_easy_bf_on_every_kth_job(kth):
     golden = _golden("kth_sp2_easy_bf")
     result = _run(kth, policy="FCFS", reservation="machines")
     assert len(result.runs) == 27992
-    assert _mismatches(result, golden) == []
+    assert mismatches(result, golden) == []
 
 
 @pytest.mark.slow
@@ -68,26 +52,25 @@ def test_machines_model_reproduces_easy_bf_on_every_ctc_job():
     recording = TESTS / "goldens" / "ctc_sp2_easy_bf" / "out_jobs.csv.gz"
     if not recording.is_file() or not CTC.is_file():
         pytest.skip(f"needs {recording} and {CTC} (the shared/ folder beside the checkout)")
-    with gzip.open(recording, "rt", newline="") as fh:
-        golden = {row["job_id"].split("!")[-1]: row for row in csv.DictReader(fh)}
+    golden = read_golden(recording)
     trace = read_workload(CTC)
     result = _run(trace, policy="FCFS", reservation="machines")
     assert len(result.runs) == 70025
-    assert _mismatches(result, golden) == []
+    assert mismatches(result, golden) == []
 
 
 @pytest.mark.slow
 def test_strict_fcfs_reproduces_batsched_fcfs(kth):
     golden = _golden("kth_sp2_fcfs")
     result = _run(kth, policy="FCFS", backfill=False)
-    assert _mismatches(result, golden) == []
+    assert mismatches(result, golden) == []
 
 
 @pytest.mark.slow
 def test_count_model_agrees_until_the_documented_divergence(kth):
     golden = _golden("kth_sp2_easy_bf")
     result = _run(kth, policy="FCFS", reservation="count")
-    bad = _mismatches(result, golden, compare_alloc=False)
+    bad = mismatches(result, golden, compare_alloc=False)
     assert bad, "the count model is expected to differ from batsched somewhere"
     first_time, first_job = bad[0][0], bad[0][1]
     assert first_time == 691379.0 and first_job in {"0000184", "0000185"}

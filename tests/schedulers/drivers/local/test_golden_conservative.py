@@ -15,15 +15,13 @@ times are the same).  bftune's passes see whole instants (docs/semantics/schedul
 
 from __future__ import annotations
 
-import csv
-import gzip
 
 import pytest
 from bftune.schedulers.config import SchedulerConfig
-from bftune.schedulers.core import machines as ms
 from bftune.schedulers.drivers.local.simulator import simulate
 from bftune.workloads.batsim_json import read_batsim_workload
 from bftune.workloads.read import read_workload
+from golden_runs import mismatches, read_golden
 from locations import SHARED_BATSIM, SHARED_WORKLOADS, TESTS
 
 GOLDENS = TESTS / "goldens"
@@ -39,31 +37,10 @@ RECORDINGS = {
 SPLIT_INSTANT_MACHINES = {"ctc_sp2_conservative_bf": {"0012921", "0012922"}}
 
 
-def _golden(name: str) -> dict[str, dict]:
-    path = GOLDENS / name / "out_jobs.csv.gz"
-    with gzip.open(path, "rt", newline="") as fh:
-        return {row["job_id"].split("!")[-1]: row for row in csv.DictReader(fh)}
-
-
 def _trace(path):
     if path.suffix == ".json":
         return read_batsim_workload(path)
     return read_workload(path)
-
-
-def _mismatches(result, golden, compare_alloc=True) -> list[tuple]:
-    bad = []
-    assert {r.id for r in result.runs} == set(golden), "job sets differ"
-    for run in result.runs:
-        g = golden[run.id]
-        same = (float(g["starting_time"]) == run.start and float(g["finish_time"]) == run.end
-                and g["final_state"] == run.state)
-        if compare_alloc:
-            same = same and ms.parse(g["allocated_resources"]) == run.alloc
-        if not same:
-            bad.append((min(run.start, float(g["starting_time"])), run.id, run.start, g["starting_time"],
-                        ms.to_string(run.alloc), g["allocated_resources"]))
-    return sorted(bad)
 
 
 @pytest.mark.slow
@@ -77,8 +54,8 @@ def test_conservative_machines_fcfs_reproduces_batsched_conservative_bf(name):
     trace = _trace(workload)
     cfg = SchedulerConfig(policy="FCFS", reservation="machines", reservations="all", **options)
     result = simulate(trace.jobs, trace.max_procs, cfg.build(trace.max_procs))
-    golden = _golden(name)
-    bad = _mismatches(result, golden, compare_alloc=False)
+    golden = read_golden(GOLDENS / name / "out_jobs.csv.gz")
+    bad = mismatches(result, golden, compare_alloc=False)
     assert not bad, f"{len(bad)} of {len(golden)} jobs differ; first (time, job, ours, batsched...): {bad[:3]}"
-    other_machines = {row[1] for row in _mismatches(result, golden)}
+    other_machines = {row[1] for row in mismatches(result, golden)}
     assert other_machines == SPLIT_INSTANT_MACHINES.get(name, set()), sorted(other_machines)[:5]
