@@ -364,8 +364,8 @@ def slurm_flags(setting: Setting) -> list[str]:
     flags = ["--scheduler", "slurm"]
     for key, value in setting.slurm_conf().items():
         option = by_key.get(key)
-        if option is None:
-            raise SystemExit(f"real_slurm_check: no option of the table has slurm_key {key}")
+        if option is None or option.cli is None:
+            raise SystemExit(f"real_slurm_check: no option of the table with a flag has slurm_key {key}")
         flags += [option.cli, _bftune_value(value, option.slurm_unit)]
     return flags
 
