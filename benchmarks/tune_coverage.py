@@ -4,10 +4,11 @@ For each archive trace in ``../shared/workloads``: tune on the first ``--share``
 span (a fresh ``bftune tune`` process, its default validation period inside that part), then simulate the
 candidate tune judged (the recommendation, or the best candidate when it kept EASY-FCFS) and EASY-FCFS on
 the remaining part *as it happened*, from an empty machine, and compute the realized gain. It prints, per
-trace, the testing half's interval (resampled weeks), the later-period interval tune states for the length
-closest to the later part (real weeks, ``recommendation.json`` ``later_period.intervals_by_weeks``), the
+trace, the testing half's interval (resampled weeks), the later-period interval tune states for the later
+part's length (``recommendation.json`` ``later_period.later_period_interval``), the
 realized gain and whether each interval holds it, then the coverage of each over the traces: a markdown
-table for docs/guides/tune.md.
+table for docs/guides/tune.md.  tune is told the later part's length (``--later-weeks``), so the
+later-period interval it states is the one for that period.
 
     uv run python benchmarks/tune_coverage.py [--share 0.6] [--budget 2m] [--traces KTH-SP2,CTC-SP2] [--out DIR]
 """
@@ -49,11 +50,12 @@ def one(name: str, share: float, budget: str, out: Path) -> dict:
     early_path = out / f"{name}-first.swf"
     write_swf(early, early_path)
     tune_dir = out / f"tune-{name}"
+    weeks = round((max(j.submit for j in later.jobs) - min(j.submit for j in later.jobs)) / WEEK)
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     t0 = time.perf_counter()
     done = subprocess.run([sys.executable, "-c", "import sys; from bftune.experiments.cli.main import main; "
                            "sys.exit(main(sys.argv[1:]))", "tune", "--trace", str(early_path), "--budget", budget,
-                           "--workers", "2", "--no-progress", "--out", str(tune_dir)],
+                           "--workers", "2", "--no-progress", "--later-weeks", str(weeks), "--out", str(tune_dir)],
                           capture_output=True, text=True, env=env)
     wall = time.perf_counter() - t0
     if done.returncode != 0:
@@ -64,15 +66,14 @@ def one(name: str, share: float, budget: str, out: Path) -> dict:
     options = _options_of(tune_dir, label) if record["keep_easy_fcfs"] else record["configuration"]
     realized = period_gain(later, SchedulerConfig.from_options(options), SchedulerConfig.from_options({}), 10.0,
                            record["objective"])
-    weeks = round((max(j.submit for j in later.jobs) - min(j.submit for j in later.jobs)) / WEEK)
-    lengths = {int(k): v for k, v in later_info.get("intervals_by_weeks", {}).items()}
-    length = min(lengths, key=lambda n: abs(n - weeks)) if lengths else None
-    stated = lengths.get(length) if length else None
+    stated = later_info.get("later_period_interval")
+    length = later_info.get("later_weeks")
     test = _test_interval(tune_dir, label)
     return {"trace": name, "candidate": label, "kept_easy": record["keep_easy_fcfs"], "later_weeks": weeks,
             "interval_weeks": length, "later_interval": stated, "test_interval": test, "realized": realized,
             "in_later": stated is not None and stated[0] <= realized <= stated[1],
-            "in_test": test is not None and test[0] <= realized <= test[1], "tune_wall_s": wall}
+            "in_test": test is not None and test[0] <= realized <= test[1], "tune_wall_s": wall,
+            "budget": record.get("budget", {})}
 
 
 def _options_of(tune_dir: Path, label: str) -> dict:
@@ -127,6 +128,15 @@ def main() -> int:
     if judged:
         print(f"\ncoverage: later-period interval {sum(r['in_later'] for r in judged)}/{len(judged)}, "
               f"testing-half interval {sum(r['in_test'] for r in judged)}/{len(judged)}")
+        print(f"\nthe budget ({args.budget}): the whole tune command's wall time, measured here\n")
+        print("| trace | whole command | against the budget | race | tune's estimate | weeks per half | "
+              "successive halving |")
+        print("|---|---|---|---|---|---|---|")
+        for r in judged:
+            b = r["budget"]
+            print(f"| {r['trace'].replace('-cln', '')} | {r['tune_wall_s']:.1f} s | "
+                  f"{100 * (r['tune_wall_s'] / b['budget_s'] - 1):+.0f} % | {b.get('wall_s', 0):.1f} s | "
+                  f"{b.get('estimate_s', 0):.1f} s | {b.get('weeks_per_half')} | {'yes' if b.get('halving') else 'no'} |")
     return 0
 
 

@@ -62,6 +62,9 @@ def add_parser(subparsers: argparse._SubParsersAction, parents: Parents) -> argp
     g.add_argument("--holdout", metavar="SHARE", default=DEFAULT_HOLDOUT,
                    help="the last share of the log's submission span kept out of the search and used to check the "
                         "recommendation as it happened (default %(default)s; 0 turns it off)")
+    g.add_argument("--later-weeks", metavar="N", type=int, default=None,
+                   help="the later period the recommendation is judged for, in weeks (default: as long as the "
+                        "held-out part): its interval decides whether a change is recommended")
     g.add_argument("--finalists", default=DEFAULT_FINALISTS, type=int,
                    help=f"candidates judged on the testing half (default {DEFAULT_FINALISTS})")
     g.add_argument("--tau", default=None, help="bounded-slowdown constant tau in seconds (default 10)")
@@ -94,6 +97,15 @@ def cmd_tune(args: argparse.Namespace) -> int:
         return 2
     print(summary_text(race, rows, rec, record))
     return 0
+
+
+def later_weeks(weeks: int | None) -> int | None:
+    """``--later-weeks``: a positive number of weeks, or None (the held-out part's length)."""
+    from bftune.experiments.tune.engine import TuneError
+
+    if weeks is not None and weeks < 1:
+        raise TuneError(f"--later-weeks {weeks}: give a number of weeks, at least 1")
+    return weeks
 
 
 def holdout_share(text: str) -> float:
@@ -208,4 +220,4 @@ def settings_from_args(args: argparse.Namespace):
                     families=cand.parse_families(args.candidates), policies=cand.parse_policies(args.policies),
                     thresholds=cand.parse_thresholds(args.thresholds), max_weeks=args.weeks,
                     finalists=args.finalists, seed=args.seed, tau=tau, out=Path(args.out), workers=args.workers,
-                    dask=args.dask, progress=not args.no_progress)
+                    dask=args.dask, progress=not args.no_progress, later_weeks=later_weeks(args.later_weeks))

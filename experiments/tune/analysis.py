@@ -131,7 +131,7 @@ def recommend(race: Race, rows: list[dict]) -> dict:
     if later is not None:
         late_low, late_high = later["later_period_interval"]
         if not late_low > 0 or not later["held_out_gain"] > 0:
-            because = (f"its interval for a later period of {later['held_out_weeks']} weeks, "
+            because = (f"its interval for a later period of {later['later_weeks']} weeks, "
                        f"[{100 * late_low:+.1f}, {100 * late_high:+.1f}] %, includes zero" if not late_low > 0 else
                        f"on the log's last {later['holdout']:.0%}, kept out of the search, it gained "
                        f"{100 * later['held_out_gain']:+.1f} %")

@@ -24,15 +24,26 @@ candidates (``stats.py``).  N and the survivors are chosen so that the
    weeks, F finalists and the baseline on 8 testing weeks), the budget is too
    small to judge anything: an error saying how much would do.
 
-At every stage boundary the rest is re-planned from the same estimates
-(:func:`next_stage`): without halving, every survivor goes on while the rest
-fits; with halving, the better half goes on and what the racing test saved
-buys more weeks (N grows, up to ``--weeks``): a near tie between the last
-candidates is settled on as many weeks as the budget allows, rather than kept
-undecided among many candidates.  The estimates are frozen in ``tune.json``
-(re-measured once, on the first stage's tasks), so a resumed run makes exactly
-the decisions the interrupted one would have: wall-clock time never enters a
-decision.  The testing half runs the F finalists and the baseline on N weeks.
+The plan also keeps aside what runs after the race (``finish_s``: the
+validation's simulations of the whole log and of its held-out part, the
+outputs), so that the whole command, not only the race, aims at the budget.
+
+At every stage boundary the rest is re-planned (:func:`next_stage`) from what
+the run has really taken: the wall time elapsed so far, and the *pace* (the
+wall seconds the stages took per second the model estimated for them - after
+the first stage, which also prepares the workers, the simulations'
+worker-seconds alone: a busy machine, idle workers at a stage's end, a cost
+model that over- or under-estimates are in it).  When every survivor can run every remaining week within what is left,
+all go on (the racing test may have saved what halving was planned for);
+otherwise the better half goes on and what the racing test saved buys more
+weeks (N grows, up to ``--weeks``): a near tie between the last candidates is
+settled on as many weeks as the budget allows, rather than kept undecided
+among many candidates.  Each stage's decision is saved in ``tune.json`` as it
+is made, so a resumed run makes exactly the decisions the interrupted one
+made; only the stages it had not reached are decided on its own clock.  The
+testing half runs the F finalists and the baseline on N weeks.  How close the
+whole command comes to the budget on the archive traces is measured by
+``benchmarks/tune_coverage.py`` (docs/guides/tune.md, "Is the budget kept?").
 """
 
 from __future__ import annotations
@@ -56,17 +67,21 @@ class BudgetError(ValueError):
 
 @dataclass
 class CostModel:
-    """Measured costs (module docstring); JSON-able, frozen in ``tune.json`` for resumes."""
+    """Measured costs (module docstring); JSON-able, stored in ``tune.json`` for resumes."""
 
     seconds_per_job: dict[str, float]  # family -> wall seconds per simulated job, one process
     jobs_per_week: dict[str, float]  # half -> mean jobs per resampled week
     workers: int
     read_s: float  # a worker's reading and splitting of the trace
     resample_s_per_week: float  # a worker's resampling, per week of both halves
+    # seconds per job on a testing week over those on a training week (the halves' weeks differ in size, and a
+    # longer queue costs more per job); measured on the baseline by the pilot, 1 in plans stored before it
+    test_scale: float = 1.0
 
     def week(self, family: str, warmup: int, split: str) -> float:
         """Worker-seconds of one week of a candidate of ``family`` (``warmup`` weeks simulated before it)."""
-        return self.seconds_per_job[family] * self.jobs_per_week[split] * (1 + warmup)
+        scale = self.test_scale if split == "test" else 1.0
+        return self.seconds_per_job[family] * scale * self.jobs_per_week[split] * (1 + warmup)
 
     def wall(self, work_s: float, weeks: int, stages: int = 0) -> float:
         """Wall seconds of ``work_s`` worker-seconds on the workers, after each prepares ``weeks`` weeks a half,
@@ -112,9 +127,23 @@ class Plan:
     baseline_train: float  # worker-seconds of the baselines' week, per half
     baseline_test: float
     notes: list[str] = field(default_factory=list)
+    finish_s: float = 0.0  # estimated wall seconds after the race (validation, outputs): kept aside
 
     def to_dict(self) -> dict:
         return asdict(self)
+
+
+#: Bounds of the pace (measured per estimated worker-second) a re-plan trusts: a stage measured under a
+#: passing burst of load neither stops the race nor buys unbounded weeks.
+PACE_BOUNDS = (0.5, 4.0)
+
+
+def pace(measured_s: float, estimated_s: float) -> float:
+    """Worker-seconds the simulations took per worker-second the model estimated for them, within
+    :data:`PACE_BOUNDS` (1 when nothing was simulated: a resume that took every week from the store)."""
+    if estimated_s <= 0 or measured_s <= 0:
+        return 1.0
+    return min(max(measured_s / estimated_s, PACE_BOUNDS[0]), PACE_BOUNDS[1])
 
 
 def _estimate(model: CostModel, weeks: int, count: int, finalists: int, halve: bool, train: float, test: float,
@@ -135,11 +164,12 @@ def _estimate(model: CostModel, weeks: int, count: int, finalists: int, halve: b
 
 def make_plan(model: CostModel, week_costs_train: list[float], week_costs_test: list[float], base_train: float,
               base_test: float, budget_s: float, max_weeks: int, finalists: int, at_least: bool = False,
-              setup_s: float = 0.0) -> Plan:
+              setup_s: float = 0.0, finish_s: float = 0.0) -> Plan:
     """The plan of the module docstring (``week_costs_*``: each candidate's week, worker-seconds).
 
     ``at_least``: when even the smallest judgement does not fit, plan it anyway (with a note) instead of
-    raising :class:`BudgetError` - after the first stage, when the work has started.
+    raising :class:`BudgetError` - after the first stage, when the work has started.  ``setup_s`` (spent
+    before the plan) and ``finish_s`` (after the race) count against the budget.
     """
     k = len(week_costs_train)
     train = sum(week_costs_train) / k
@@ -147,12 +177,12 @@ def make_plan(model: CostModel, week_costs_train: list[float], week_costs_test: 
     finalists = min(finalists, k)
 
     def estimate(weeks: int, halve: bool) -> float:
-        return setup_s + _estimate(model, weeks, k, finalists, halve, train, test, base_train, base_test)
+        return setup_s + finish_s + _estimate(model, weeks, k, finalists, halve, train, test, base_train, base_test)
 
     def plan_of(weeks: int, halve: bool, notes: list[str] | None = None) -> Plan:
         return Plan(weeks, stages_for(weeks), halve, finalists=finalists, estimate_s=estimate(weeks, halve),
                     budget_s=budget_s, setup_s=setup_s, max_weeks=max_weeks, candidates=k, week_cost_train=train, week_cost_test=test,
-                    baseline_train=base_train, baseline_test=base_test, notes=notes or [])
+                    baseline_train=base_train, baseline_test=base_test, notes=notes or [], finish_s=finish_s)
 
     first = min(FIRST_STAGE, max_weeks)
     if estimate(max_weeks, False) <= budget_s:
@@ -178,20 +208,21 @@ def make_plan(model: CostModel, week_costs_train: list[float], week_costs_test: 
     return plan_of(low, halve)
 
 
-def next_stage(model: CostModel, plan: Plan, done: int, ranked_costs: list[float], spent_s: float) -> tuple[int, int]:
+def next_stage(model: CostModel, plan: Plan, done: int, ranked_costs: list[float], spent_s: float,
+               pace_now: float = 1.0) -> tuple[int, int]:
     """``(candidates, weeks)``: how many of the ranked survivors go on after the stage that ended at ``done``
     weeks, and the weeks per half the plan now reaches (module docstring).
 
-    Without halving (the budget took every candidate to the end), all go on while the rest still fits.
-    Otherwise successive halving: the better half goes on (at least the finalists), and what the racing
-    test saved buys weeks - the plan reaches the most weeks (up to ``--weeks``) that the estimate fits;
-    if no further stage fits even for the finalists, training stops at ``done`` weeks.
-    ``ranked_costs``: each survivor's training week cost, best first; ``spent_s``: the estimated wall
-    seconds of what the plan has run so far (setup included).
+    When every survivor fits every week up to ``--weeks`` in what is left, all go on.  Otherwise
+    successive halving: the better half goes on (at least the finalists), and what the racing test saved
+    buys weeks - the plan reaches the most weeks (up to ``--weeks``) that fit; if no further stage fits even
+    for the finalists, training stops at ``done`` weeks.  ``ranked_costs``: each survivor's training week
+    cost, best first; ``spent_s``: the wall seconds the run has taken so far (setup included);
+    ``pace_now``: wall seconds per estimated second so far (:func:`pace`), applied to the rest.
     """
     count = len(ranked_costs)
     floor = min(plan.finalists, count)
-    left = plan.budget_s - spent_s
+    left = plan.budget_s - plan.finish_s - spent_s
     startup = model.read_s
 
     def fits(m: int, weeks: int, halve: bool) -> bool:
@@ -200,11 +231,13 @@ def next_stage(model: CostModel, plan: Plan, done: int, ranked_costs: list[float
         train = sum(ranked_costs[:m]) / m
         rest = _estimate(model, weeks, m, plan.finalists, halve, train, plan.week_cost_test, plan.baseline_train,
                          plan.baseline_test, done=done)
-        return rest - startup - model.resample_s_per_week * weeks <= left
+        return (rest - startup - model.resample_s_per_week * weeks) * pace_now <= left
 
+    ceiling = max(plan.weeks, plan.max_weeks)
+    if fits(count, ceiling, False):
+        return count, ceiling
     if not plan.halving and fits(count, plan.weeks, False):
         return count, plan.weeks
-    ceiling = max(plan.weeks, plan.max_weeks)
     for m in dict.fromkeys((halving(count, floor, 1), floor)):
         low, high = done + 1, ceiling
         if low > high or not fits(m, low, True):

@@ -36,7 +36,7 @@ from bftune.experiments.campaign.loop import Session, Work, run_work
 from bftune.experiments.campaign.workloads import base_trace, source_key, source_trace
 from bftune.support.progress import Progress
 from bftune.support.store import Store
-from bftune.experiments.tune import budget as bud, slurmfamily, slurmrace
+from bftune.experiments.tune import budget as bud, planning, slurmfamily, slurmrace
 from bftune.experiments.tune.candidates import Candidate, baselines, build
 from bftune.experiments.tune.datacheck import WARN_WORK_SHARE, DataRefused, check_data, replay_of, whole_log_baseline
 from bftune.experiments.tune.stats import nanmean, race, ratio
@@ -49,6 +49,8 @@ from bftune.workloads.resample import whole_weeks
 
 #: A half with fewer whole weeks than this gives resampled weeks of little variety (said in the outputs).
 FEW_WEEKS = 4
+#: The pilot's testing-week cost per job over its training one is trusted within these bounds (one week each).
+TEST_SCALE_BOUNDS = (0.5, 2.0)
 #: Seconds a fresh worker process spends importing bftune and numpy before its first task.
 IMPORT_S = 1.5
 
@@ -83,6 +85,9 @@ class Settings:
     site_path: str | None = None
     site_text: str | None = None
     site_cpus: int = 0
+    # --later-weeks: the later period the recommendation is judged for (None: the held-out part's length); it
+    # decides after the race, so it is not part of the identity (a stored race is judged for another length)
+    later_weeks: int | None = None
 
     def identity(self) -> dict:
         """What decides the plan and the results (not where they go, nor how many processes run them)."""
@@ -116,7 +121,8 @@ class Race:
     test_weeks: int = 0
     timings: dict = field(default_factory=dict)
     resumed: bool = False
-    calibrated: bool = False  # the cost model re-measured on the first stage's tasks (see _calibrate)
+    calibrated: bool = False  # the cost model re-measured on the first stage's tasks (planning.calibrate)
+    decisions: list[dict] = field(default_factory=list)  # each stage boundary's decision (planning.py)
 
     @property
     def base_label(self) -> str:
@@ -206,7 +212,13 @@ def pilot(settings: Settings, candidates: list[Candidate], bases: dict[int, Cand
         store.add(result)
         jobs = sum(cost["jobs"] for cost in result["costs"])
         seconds[family] = elapsed / max(jobs, 1)
-    return bud.CostModel(seconds_per_job=seconds,
+    # the baseline on two testing weeks: a testing week may cost more per job than a training one
+    start = time.perf_counter()
+    result = run_task(_task(settings, "test", first, [0, min(1, first - 1)], [bases[0]]))
+    test_per_job = (time.perf_counter() - start) / max(sum(cost["jobs"] for cost in result["costs"]), 1)
+    store.add(result)
+    test_scale = min(max(test_per_job / seconds["baseline"], TEST_SCALE_BOUNDS[0]), TEST_SCALE_BOUNDS[1])
+    return bud.CostModel(seconds_per_job=seconds, test_scale=test_scale,
                          jobs_per_week={s: h["jobs_per_week"] for s, h in data["halves"].items()},
                          workers=workers, read_s=data["read_s"] + (IMPORT_S if workers > 1 else 0.0),
                          resample_s_per_week=resample_s)
@@ -342,9 +354,12 @@ def run(settings: Settings, stream: TextIO | None = None, publish: Callable[[Rac
         store = WeekStore(out, data_id, settings.seed, settings.tau)
         stored = store.load()
         workers = _workers(settings)
-        model, plan, resumed, calibrated = _plan(settings, candidates, bases, store, data, workers, out, wall0)
-        race_ = Race(settings, data, candidates, bases, model, plan, store, resumed=resumed, calibrated=calibrated,
-                     timings={"started": wall0})
+        model, plan, previous = _plan(settings, candidates, bases, store, data, workers, out, wall0)
+        race_ = Race(settings, data, candidates, bases, model, plan, store, resumed=previous is not None,
+                     calibrated=bool(previous and previous.get("calibrated")),
+                     decisions=list(previous.get("decisions", [])) if previous else [], timings={"started": wall0})
+        if previous is None:
+            planning.save(race_)
         race_.data["identity"] = data_id
         race_.data["stored_rows_found"] = stored
         _announce(race_, stream)
@@ -391,9 +406,9 @@ def _dask_threads(address: str) -> int:
 
 
 def _plan(settings: Settings, candidates: list[Candidate], bases: dict[int, Candidate], store: WeekStore,
-          data: dict, workers: int, out: Path, started: float) -> tuple[bud.CostModel, bud.Plan, bool, bool]:
-    """The stored cost model and plan when the settings are the same (a resume), else a pilot and a new plan;
-    and whether it was resumed and calibrated."""
+          data: dict, workers: int, out: Path, started: float) -> tuple[bud.CostModel, bud.Plan, dict | None]:
+    """The stored cost model and plan when the settings are the same (a resume: the stored record is returned
+    too, with its decisions), else a pilot and a new plan (None)."""
     identity = json.loads(json.dumps(settings.identity()))
     try:
         previous = Store(out, TUNE).read_identity()
@@ -404,61 +419,24 @@ def _plan(settings: Settings, candidates: list[Candidate], bases: dict[int, Cand
             if previous.get("identity") == identity and previous.get("data") == data_identity(settings.source):
                 model = bud.CostModel(**previous["cost_model"])
                 model.workers = workers
-                plan = bud.Plan(**previous["plan"])
-                return model, plan, True, bool(previous.get("calibrated"))
+                return model, bud.Plan(**previous["plan"]), previous
         except (OSError, ValueError, TypeError, KeyError):
             pass
     model = pilot(settings, candidates, bases, store, data, workers)
     try:
-        plan = _make_plan(settings, model, candidates, bases, setup_s=time.perf_counter() - started)
+        plan = planning.make_plan(settings, model, candidates, bases, data, setup_s=time.perf_counter() - started)
     except bud.BudgetError as exc:
         raise TuneError(str(exc)) from None
-    _save_plan(settings, out, model, plan, calibrated=False)
-    return model, plan, False, False
-
-
-def _make_plan(settings: Settings, model: bud.CostModel, candidates: list[Candidate], bases: dict[int, Candidate],
-               setup_s: float, at_least: bool = False) -> bud.Plan:
-    train = [model.week(c.family, c.warmup, "train") for c in candidates]
-    test = [model.week(c.family, c.warmup, "test") for c in candidates]
-    base_train = sum(model.week("baseline", w, "train") for w in bases)
-    base_test = sum(model.week("baseline", w, "test") for w in bases)
-    return bud.make_plan(model, train, test, base_train, base_test, settings.budget_s, settings.max_weeks,
-                         settings.finalists, at_least=at_least, setup_s=setup_s)
-
-
-def _save_plan(settings: Settings, out: Path, model: bud.CostModel, plan: bud.Plan, calibrated: bool) -> None:
-    Store(out, TUNE).write_identity({"identity": settings.identity(), "data": data_identity(settings.source),
-                                     "cost_model": model.to_dict(), "plan": plan.to_dict(), "calibrated": calibrated})
-
-
-def _calibrate(race_: Race, runner: _Runner) -> None:
-    """After the first stage: the cost model re-measured on what its tasks cost the workers, and the plan
-    made again from it (the first stage, 8 weeks, is every plan's).  The pilot ran alone in the
-    coordinator; the workers run side by side, on a machine others may share: their seconds per job
-    are what the rest will cost.  Saved at once, so that a resumed run keeps these decisions."""
-    if race_.calibrated:
-        return
-    sums: dict[str, list[float]] = {}
-    for cost in runner.costs or race_.store.costs:
-        acc = sums.setdefault(cost["family"], [0.0, 0.0])
-        acc[0] += cost["seconds"]
-        acc[1] += cost["jobs"]
-    for family, (seconds, jobs) in sums.items():
-        if jobs and family in race_.model.seconds_per_job:
-            race_.model.seconds_per_job[family] = seconds / jobs
-    race_.plan = _make_plan(race_.settings, race_.model, race_.candidates, race_.baselines,
-                            setup_s=race_.plan.setup_s, at_least=True)
-    runner.plan = race_.plan
-    race_.calibrated = True
-    _save_plan(race_.settings, Path(race_.settings.out), race_.model, race_.plan, calibrated=True)
+    return model, plan, None
 
 
 def _announce(race_: Race, stream: TextIO) -> None:
     s, plan = race_.settings, race_.plan
     families = ", ".join(dict.fromkeys(c.family for c in race_.candidates))
-    how = ("every candidate may run every week (only the racing test drops candidates)" if not plan.halving else
-           "the budget halves the candidates after each stage (successive halving) beside the racing test")
+    how = ("every candidate may run every week (only the racing test drops candidates, unless the machine turns "
+           "slower than measured: the rest is re-planned after each stage)" if not plan.halving else
+           "the budget halves the candidates after each stage (successive halving) beside the racing test, "
+           "unless the rest fits every survivor")
     stream.write(f"tune {race_.data['name']}: {len(race_.candidates)} candidates ({families}) against {race_.base_label}, "
                  f"objective {s.objective}; budget {bud._fmt(s.budget_s)} on {race_.model.workers} worker(s): "
                  f"{plan.weeks} resampled weeks per half in stages {', '.join(map(str, plan.stages))}; {how}; "
@@ -474,18 +452,22 @@ def _train(race_: Race, runner: _Runner) -> None:
     alive = list(race_.candidates)
     previous = 0
     spent_work = 0.0
+    stage_walls = [0.0, 0.0]  # the stages after the first: wall seconds taken, and estimated
     base_list = list(race_.baselines.values())
     runner.expect(_planned_total(race_, len(alive)))
     i = 0
     while i < len(race_.plan.stages):
         n = race_.plan.stages[i]
         detail = f"training stage {i + 1}/{len(race_.plan.stages)}: {len(alive)} candidates x {n} weeks"
+        stage_start = time.perf_counter()
         runner.run("train", [*base_list, *alive], n, detail)
         if i == 0:
-            _calibrate(race_, runner)
+            planning.calibrate(race_, runner.costs or race_.store.costs)
+            runner.plan = race_.plan
         plan = race_.plan
-        spent_work += (sum(race_.model.week(c.family, c.warmup, "train") for c in alive) +
-                       plan.baseline_train) * (n - previous)
+        stage_work = (sum(race_.model.week(c.family, c.warmup, "train") for c in alive) +
+                      plan.baseline_train) * (n - previous)
+        spent_work += stage_work
         alive = [c for c in alive if c.key not in runner.failed]
         _stop_if_lost(race_, runner, bool(alive))
         for c in alive:
@@ -508,9 +490,17 @@ def _train(race_: Race, runner: _Runner) -> None:
 
         alive.sort(key=by_mean)
         if i + 1 < len(plan.stages):
-            spent = plan.setup_s + race_.model.wall(spent_work, plan.weeks, i + 1)
-            keep, weeks = bud.next_stage(race_.model, plan, n, [race_.model.week(c.family, c.warmup, "train")
-                                                               for c in alive], spent)
+            if i == 0:  # the first stage prepared the workers: its pace is the simulations' alone
+                measured = (runner.work_s, sum(race_.model.seconds_per_job.get(cost["family"], 0.0) * cost["jobs"]
+                                               for cost in runner.costs))
+            else:  # later ones: the whole stage, idle workers at its end and the coordinator's tests included
+                stage_walls[0] += time.perf_counter() - stage_start
+                stage_walls[1] += race_.model.wall(stage_work, 0, 1) - race_.model.read_s
+                measured = (stage_walls[0], stage_walls[1])
+            decision = planning.stage_decision(
+                race_, i, n, [race_.model.week(c.family, c.warmup, "train") for c in alive], *measured)
+            keep, weeks = decision["keep"], decision["weeks"]
+            record["pace"] = decision.get("pace")
             keep = slurmrace.spare_from_budget(spared, alive, keep)
             plan.weeks, plan.stages = weeks, bud.stages_for(weeks)
             plan.halving = plan.halving or keep < len(alive)

@@ -69,7 +69,8 @@ def tune_command(s: Settings) -> str:
                        share, "--budget", f"{s.budget_s:g}s", "--candidates", ",".join(s.families), "--policies",
                        ",".join(s.policies), "--thresholds", ",".join(s.thresholds), "--weeks", str(s.max_weeks),
                        "--finalists", str(s.finalists), "--seed", str(s.seed), "--tau", f"{s.tau:g}",
-                       *(["--slurm-conf", s.site_path] if s.site_path else []), "--out", str(s.out)])
+                       *(["--slurm-conf", s.site_path] if s.site_path else []),
+                       *(["--later-weeks", str(s.later_weeks)] if s.later_weeks else []), "--out", str(s.out)])
 
 
 def flags_text(s: Settings, c: Candidate) -> str:

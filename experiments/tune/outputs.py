@@ -82,7 +82,8 @@ def recommendation_record(race: Race, rows: list[dict], rec: dict) -> dict:
                    "policies": list(s.policies), "thresholds": list(s.thresholds), "finalists": len(race.finalists),
                    "racing_alpha": ALPHA},
         "budget": {"budget_s": s.budget_s, "estimate_s": race.plan.estimate_s, "weeks_per_half": race.plan.weeks,
-                   "stages": race.plan.stages, "halving": race.plan.halving, **race.timings},
+                   "stages": race.plan.stages, "halving": race.plan.halving, "finish_s": race.plan.finish_s,
+                   "decisions": race.decisions, **race.timings},
         "forms": {"simulate": forms.simulate_command(s, c), "pybatsim": forms.pybatsim_command(c)},
         "command": forms.tune_command(s), "bftune_version": __version__,
         **({"slurm": slurm} if slurm is not None else {}),
@@ -248,8 +249,8 @@ def summary_text(race: Race, rows: list[dict], rec: dict, record: dict) -> str:
     later = rec.get("validation")
     if later is not None:
         lo, hi = later["later_period_interval"]
-        lines.append(f"  a later period of {later['held_out_weeks']} weeks: {s.objective} gain in "
-                     f"[{100 * lo:+.1f}, {100 * hi:+.1f}] % ({later['level']:.0%}, real weeks of the searched part); "
+        lines.append(f"  a later period of {later['later_weeks']} weeks: {s.objective} gain in "
+                     f"[{100 * lo:+.1f}, {100 * hi:+.1f}] % ({later['level']:.0%}, real weeks widened by the archive traces' drift); "
                      f"on the held-out last {later['holdout']:.0%} of the log: {100 * later['held_out_gain']:+.1f} %"
                      + ("" if rec["keep_baseline"] else f" (candidate {rec['row']['label']})"))
     lines.append(f"  requires: {c.requires}")

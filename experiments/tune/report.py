@@ -138,11 +138,17 @@ def _later(rec: dict, objective: str) -> str:
     lo, hi = later["later_period_interval"]
     who = rec["row"]["label"] if rec.get("row") else "the best candidate"
     cls = "good" if lo > 0 and later["held_out_gain"] > 0 else "bad"
-    return (f"<p class=\"{cls}\">For a later period of {later['held_out_weeks']} weeks, {_e(who)} may gain "
-            f"<b>{_interval((lo, hi))}</b> in {_e(objective)} ({later['level']:.0%} of periods drawn from the real weeks "
-            f"of the searched part, each simulated as it happened). On the log's last {later['holdout']:.0%}, which "
-            f"the search never saw, it gained <b>{_pct(later['held_out_gain'])}</b>"
-            f"{'' if later['inside'] else ' (outside that interval)'}.</p>")
+    return (f"<p class=\"{cls}\">For a later period of {later['later_weeks']} weeks, {_e(who)} may gain "
+            f"<b>{_interval((lo, hi))}</b> in {_e(objective)} ({later['level']:.0%}: the log's real weeks, each "
+            f"simulated as it happened, drawn as periods, widened by how far later periods drifted on the archive "
+            f"traces; weeks just like the past ones would bring "
+            f"{_interval(later['like_the_past_by_weeks'][str(later['later_weeks'])])}). On the log's last "
+            f"{later['holdout']:.0%}, which the search never saw, it gained <b>{_pct(later['held_out_gain'])}</b>"
+            f"{'' if later['inside'] else _outside(later)}.</p>")
+
+
+def _outside(later: dict) -> str:
+    return f" (outside the interval stated for its length, {_interval(later['held_out_interval'])})"
 
 
 def _recommendation(race: Race, rec: dict, record: dict) -> str:
@@ -160,17 +166,17 @@ def _recommendation(race: Race, rec: dict, record: dict) -> str:
                f"{_pct(record['gain'])}</span>, {LEVEL:.0%} interval {_interval((lo, hi))} "
                f"(paired bootstrap over {race.test_weeks} resampled testing weeks; on the training half "
                f"{_pct(record['training_gain'])} over {record['training_weeks']} weeks).</p>")
-    out.append("<table><tr><th>risk against EASY-FCFS-FCFS (testing half)</th><th>value</th></tr>")
+    out.append(f"<table><tr><th>risk against {_e(race.base_label)} (testing half)</th><th>value</th></tr>")
     rows = [("mean MaxWait ratio (per week)", f"{risk['max_wait_ratio']:.2f} {_interval_raw(risk['max_wait_ratio_interval'])}"),
             ("worst week's MaxWait ratio", f"{risk['worst_week_max_wait_ratio']:.2f}"),
-            ("largest wait of all testing weeks", f"{risk['largest_wait_s'] / 3600:.1f} h (EASY-FCFS "
+            ("largest wait of all testing weeks", f"{risk['largest_wait_s'] / 3600:.1f} h ({_e(race.base_label)} "
                                                   f"{risk['baseline_largest_wait_s'] / 3600:.1f} h)"),
-            ("99th percentile of waits, testing weeks", f"{risk['p99_wait_s'] / 3600:.1f} h (EASY-FCFS "
+            ("99th percentile of waits, testing weeks", f"{risk['p99_wait_s'] / 3600:.1f} h ({_e(race.base_label)} "
                                                         f"{risk['baseline_p99_wait_s'] / 3600:.1f} h)"),
-            ("weeks whose MaxWait is above EASY-FCFS's", f"{risk['weeks_max_wait_above_baseline']} of {risk['weeks']}")]
+            (f"weeks whose MaxWait is above {_e(race.base_label)}'s", f"{risk['weeks_max_wait_above_baseline']} of {risk['weeks']}")]
     if "jobs_waiting_1h_longer" in risk:
         worst = risk.get("worst_user")
-        rows += [("jobs waiting at least 1 h longer than under EASY-FCFS (same job, same week)",
+        rows += [(f"jobs waiting at least 1 h longer than under {_e(race.base_label)} (same job, same week)",
                   f"{_pct(risk['jobs_waiting_1h_longer'], False)} (1 h shorter: "
                   f"{_pct(risk['jobs_waiting_1h_shorter'], False)})"),
                  ("users (10 jobs or more) whose mean wait grows by more than 10 % and 10 min",
@@ -180,11 +186,11 @@ def _recommendation(race: Race, rec: dict, record: dict) -> str:
                   f"x{worst['mean_wait_ratio']:.2f}, "
                   f"+{worst['mean_wait_increase_s'] / 3600:.1f} h")]
         rows += [(f"mean wait of jobs of {size['class']} ({size['jobs']:,} jobs)",
-                  f"{size['mean_wait_s'] / 3600:.2f} h (EASY-FCFS {size['baseline_mean_wait_s'] / 3600:.2f} h)")
+                  f"{size['mean_wait_s'] / 3600:.2f} h ({_e(race.base_label)} {size['baseline_mean_wait_s'] / 3600:.2f} h)")
                  for size in risk.get("by_size", [])]
     out += [f"<tr><td>{_e(a)}</td><td>{_e(b)}</td></tr>" for a, b in rows]
     out.append("</table>")
-    out.append(_longest(risk.get("largest_waits", [])))
+    out.append(_longest(risk.get("largest_waits", []), race.base_label))
     out.append(f"<p><b>It requires</b>: {_e(c.requires)}</p></div>")
     return "\n".join(out)
 
@@ -235,15 +241,15 @@ def _key(race: Race, entry: dict) -> str:
     return next(c.key for c in race.by_key().values() if c.label == entry["label"])
 
 
-def _longest(jobs: list[dict]) -> str:
-    """The longest waits under the recommendation, with who waited and what EASY-FCFS gave the same job."""
+def _longest(jobs: list[dict], base_label: str) -> str:
+    """The longest waits under the recommendation, with who waited and what the baseline gave the same job."""
     if not jobs:
         return ""
     cells = "".join(f"<tr><td class=n>{j['week'] + 1}</td><td>{_e(j.get('name') or j['user'])}</td>"
                     f"<td class=n>{j['procs']}</td><td class=n>{j['wait_s'] / 3600:.1f} h</td>"
                     f"<td class=n>{j['baseline_wait_s'] / 3600:.1f} h</td></tr>" for j in jobs)
     return ("<p>The longest waits of the testing weeks under the recommendation:</p><table><tr><th class=n>week</th>"
-            f"<th>user</th><th class=n>processors</th><th class=n>wait</th><th class=n>under EASY-FCFS</th></tr>"
+            f"<th>user</th><th class=n>processors</th><th class=n>wait</th><th class=n>under {_e(base_label)}</th></tr>"
             f"{cells}</table>")
 
 
@@ -296,7 +302,7 @@ def _num(x) -> str:
 
 def _distributions(race: Race, rows: list[dict]) -> str:
     return "\n".join(["<h2>Per-week distributions</h2>",
-                      "<p>One value per resampled week: the candidate's objective divided by EASY-FCFS-FCFS's on the "
+                      f"<p>One value per resampled week: the candidate's objective divided by {_e(race.base_label)}'s on the "
                       "same week (below 1 is better). Boxes: quartiles; whiskers: 1.5 IQR; triangles: the mean the "
                       "ranking uses.</p>", _img(plots.distributions_plot(race, rows), "per-week ratios")])
 
@@ -304,9 +310,9 @@ def _distributions(race: Race, rows: list[dict]) -> str:
 def _cdf(race: Race, rec: dict) -> str:
     image = plots.cdf_plot(race, rec)
     if image is None:
-        return "<h2>Waiting times</h2><p>No recommendation other than EASY-FCFS-FCFS: nothing to compare.</p>"
+        return f"<h2>Waiting times</h2><p>No recommendation other than {_e(race.base_label)}: nothing to compare.</p>"
     return "\n".join(["<h2>Waiting times</h2>", "<p>Every job of the testing weeks, under the recommendation and "
-                      "under EASY-FCFS-FCFS (the same jobs): the distribution, and on the right its tail (the share "
+                      f"under {_e(race.base_label)} (the same jobs): the distribution, and on the right its tail (the share "
                       "of jobs waiting longer than each time, on log scales), where a recommendation that shortens "
                       "the mean may lengthen the longest waits.</p>", _img(image, "wait CDF and tail")])
 
@@ -320,17 +326,20 @@ def _budget(race: Race) -> str:
            f"{len(race.finalists)} finalists on {race.test_weeks} testing weeks. "
            f"{t.get('weeks_simulated', 0):,} candidate-weeks simulated, {t.get('weeks_reused', 0):,} taken from earlier "
            f"runs, in {t.get('wall_s', 0):.0f} s of wall time (estimated {plan.estimate_s:.0f} s; "
-           f"{t.get('worker_s', 0):.0f} worker-seconds).{' ' + ' '.join(plan.notes) if plan.notes else ''}</p>",
+           f"{t.get('worker_s', 0):.0f} worker-seconds; {plan.finish_s:.0f} s kept aside for the validation and "
+           "the outputs). At each stage's end the rest was re-planned on the time really elapsed and the pace "
+           "(wall seconds per second the cost model estimated)."
+           f"{' ' + ' '.join(plan.notes) if plan.notes else ''}</p>",
            _img(plots.budget_plot(race), "budget"),
            "<table><tr><th class=n>stage</th><th class=n>weeks</th><th class=n>candidates</th>"
            "<th class=n>dropped by the test</th><th class=n>dropped by the budget</th><th>leader</th>"
-           "<th class=n>estimated s</th><th class=n>elapsed s</th></tr>"]
+           "<th class=n>estimated s</th><th class=n>elapsed s</th><th class=n>pace</th></tr>"]
     labels = {c.key: c.label for c in race.candidates}
     for st in race.stages:
         out.append(f"<tr><td class=n>{st['stage']}</td><td class=n>{st['weeks']}</td><td class=n>{st['candidates']}</td>"
                    f"<td class=n>{st['dropped_by_test']}</td><td class=n>{st['dropped_by_budget']}</td>"
                    f"<td>{_e(labels.get(st['leader'], st['leader']))}</td><td class=n>{st.get('estimated_s', 0):.0f}</td>"
-                   f"<td class=n>{st.get('elapsed_s', 0):.0f}</td></tr>")
+                   f"<td class=n>{st.get('elapsed_s', 0):.0f}</td><td class=n>{_pace(st.get('pace'))}</td></tr>")
     out.append("</table>")
     model = race.model
     out.append("<p class=muted>Cost model (wall seconds per simulated job, one worker): "
@@ -338,6 +347,10 @@ def _budget(race: Race) -> str:
                + f"; jobs per resampled week: training {model.jobs_per_week['train']:.0f}, testing "
                f"{model.jobs_per_week['test']:.0f}{'; re-measured on the first stage' if race.calibrated else ''}.</p>")
     return "\n".join(out)
+
+
+def _pace(value: float | None) -> str:
+    return "-" if value is None else f"{value:.2f}"
 
 
 def _families(race: Race) -> str:
@@ -359,9 +372,9 @@ def _method(race: Race) -> str:
         "<h2>Method</h2><ul>",
         "<li>The trace is split at its temporal midpoint; each half is resampled per user "
         "and week (every user's jobs of a randomly drawn week, for every new week); each resampled week is simulated "
-        "alone, from an empty machine, under each candidate and under EASY-FCFS-FCFS.</li>",
-        f"<li>A candidate's score is the mean over weeks of {_e(s.objective)}(candidate) / {_e(s.objective)}(EASY-FCFS-"
-        "FCFS) on the same week; gain = 1 - that mean. The training half chooses, the testing half judges.</li>",
+        f"alone, from an empty machine, under each candidate and under {_e(race.base_label)}.</li>",
+        f"<li>A candidate's score is the mean over weeks of {_e(s.objective)}(candidate) / {_e(s.objective)}({_e(race.base_label)}"
+        ") on the same week; gain = 1 - that mean. The training half chooses, the testing half judges.</li>",
         f"<li>Racing: after each stage, a one-sided paired t-test on the weekly differences from the stage's leader "
         f"drops a candidate at level {ALPHA} / (k - 1) (Bonferroni over the k - 1 comparisons). Paired, because every "
         "candidate ran the same weeks; on the mean, because the ranking is by the mean ratio. When the budget cannot "

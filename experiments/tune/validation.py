@@ -5,28 +5,38 @@ bring, which differ from the past ones (the workload drifts, busy and quiet mont
 the last part of the log out of its search (``--holdout``, the last 25 % of the submission span by
 default) and, once a candidate is chosen:
 
-- **Later-period interval**: the candidate and EASY-FCFS are simulated on the searched part *as it
-  happened* (one continuous schedule each), and each real week's jobs summed (waits, bounded slowdowns,
-  processors, the largest wait).  A period as long as the held-out one is drawn many times as consecutive
-  blocks of :data:`BLOCK_WEEKS` real weeks (a circular block bootstrap: busy and quiet stretches stay
-  together), and its gain computed from the drawn weeks' sums.  The central :data:`LEVEL` of those gains
-  is the interval stated for a later period of that length.
-- **Validation**: both are simulated on the held-out period as it happened (from an empty machine) and
-  the realized gain reported beside the interval.  A recommendation whose later-period interval includes
-  zero, or whose held-out gain is not positive, is not made ("keep your current setting").
+- **Validation**: the candidate and the baseline are simulated on the held-out period as it happened (from
+  an empty machine) and the realized gain reported.  A recommendation whose held-out gain is not positive
+  is not made ("keep your current setting").
+- **Later-period interval**: both are simulated on the whole log *as it happened* (one continuous schedule
+  each) and each real week's jobs summed (waits, bounded slowdowns, processors, the largest wait).  The
+  log's gain is the estimate.  How much a period of L weeks may differ from it, were the coming weeks like
+  the past ones, is drawn by a circular block bootstrap of :data:`BLOCK_WEEKS` real weeks (busy and quiet
+  stretches stay together) as a *prediction*: the gain of L drawn weeks minus the gain of a whole drawn log,
+  so that the uncertainty of the log's own gain counts too (:func:`bootstrap_offsets`).  The coming weeks
+  are not like the past ones: on the archive traces the gain of the months after a cut moved further than
+  that, so the offsets are widened by the *drift factor* of L measured there (``drift.json``, written by
+  ``benchmarks/later_drift.py``, which states the coverage it reached leave-one-trace-out).  The result is
+  the interval stated for a later period of L weeks; the plain (unwidened) one is stated beside it as what
+  weeks like the past ones would bring.  A recommendation whose later-period interval includes zero is not
+  made.
 
 How often the later-period interval holds the realized gain of a later period is measured by
-``benchmarks/tune_coverage.py`` on the archive traces (docs/guides/tune.md#validation).
+``benchmarks/later_drift.py`` (every cut of the archive traces) and ``benchmarks/tune_coverage.py``
+(tune itself on the first 60 % of each trace) (docs/guides/tune.md#validation).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import json
 import math
+from functools import cache
+from pathlib import Path
 
 import numpy as np
 
-from bftune.experiments.campaign.workloads import base_trace, held_out, searched_part, source_key
+from bftune.experiments.campaign.workloads import base_trace, held_out, source_key
 from bftune.experiments.runs.local import run_local
 from bftune.experiments.runs.metrics import bounded_slowdowns, merged_runs
 from bftune.experiments.runs.outjobs import runs_columns
@@ -36,12 +46,28 @@ from bftune.workloads.model import WEEK, Trace
 
 #: Consecutive real weeks drawn together (a month: a busy stretch is not cut into unrelated weeks).
 BLOCK_WEEKS = 4
-#: The level of the later-period interval (its central share of the drawn gains).
+#: The level of the later-period interval.
 LEVEL = 0.90
-#: Later periods (weeks) an interval is also stated for: a month, a quarter, half a year.
-PERIODS_WEEKS = (4, 13, 26)
+#: Later periods (weeks) an interval is also stated for: a month, a quarter, half a year, a year.
+PERIODS_WEEKS = (4, 13, 26, 52)
 #: Periods drawn for the interval.
 DRAWS = 4_000
+#: The drift factors measured on the archive traces (data, not code: ``benchmarks/later_drift.py --write``).
+DRIFT_FILE = Path(__file__).with_name("drift.json")
+
+
+@cache
+def drift() -> dict:
+    """The measured drift factors (``drift.json``)."""
+    return json.loads(DRIFT_FILE.read_text())
+
+
+def drift_factor(weeks: int) -> float:
+    """The drift factor for a later period of ``weeks`` weeks: the measured ones, interpolated in the
+    logarithm of the length between the lengths measured, the nearest one outside them."""
+    record = drift()
+    lengths = np.log(np.array(record["horizons_weeks"], dtype=float))
+    return float(np.interp(math.log(max(weeks, 1)), lengths, np.array(record["factors"], dtype=float)))
 
 
 def whole_log(race) -> Trace:
@@ -53,39 +79,48 @@ def whole_log(race) -> Trace:
 
 
 def validate(race, c: Candidate) -> dict | None:
-    """The later-period interval and the held-out gain of ``c`` (module docstring); None without a holdout."""
+    """The later-period intervals and the held-out gain of ``c`` (module docstring); None without a holdout."""
     s = race.settings
     if not s.source.holdout:
         return None
     full = whole_log(race)
-    search, held = searched_part(full, s.source.holdout), held_out(full, s.source.holdout)
+    held = held_out(full, s.source.holdout)
     base = SchedulerConfig.from_options(race.baselines[0].options)
     config = c.config()
-    first = min(j.submit for j in search.jobs)
-    weeks = int((max(j.submit for j in search.jobs) - first) // WEEK) + 1
-    stats_c = week_sums(search, config, s.tau, first, weeks)
-    stats_b = week_sums(search, base, s.tau, first, weeks)
+    first = min(j.submit for j in full.jobs)
+    weeks = int((max(j.submit for j in full.jobs) - first) // WEEK) + 1
+    sums_c = week_sums(full, config, s.tau, first, weeks)
+    sums_b = week_sums(full, base, s.tau, first, weeks)
+    estimate = period_objective_gain(sums_c.sum(axis=0), sums_b.sum(axis=0), s.objective)
     span = max(j.submit for j in held.jobs) - min(j.submit for j in held.jobs)
     held_weeks = max(1, round(span / WEEK))
-    gains = block_gains(stats_c, stats_b, s.objective, held_weeks, _seed(s.seed))
-    low, high = (float(np.quantile(gains, (1 - LEVEL) / 2)), float(np.quantile(gains, (1 + LEVEL) / 2))) \
-        if len(gains) else (math.nan, math.nan)
+    later_weeks = s.later_weeks or held_weeks
+    by_length, alike = {}, {}
+    for length in sorted({*PERIODS_WEEKS, held_weeks, later_weeks}):
+        low, high = bootstrap_offsets(sums_c, sums_b, s.objective, length, _seed(s.seed))
+        factor = drift_factor(length)
+        by_length[str(length)] = [estimate + factor * low, estimate + factor * high]
+        alike[str(length)] = [estimate + low, estimate + high]
+    low, high = by_length[str(later_weeks)]
+    held_low, held_high = by_length[str(held_weeks)]
     realized = period_gain(held, config, base, s.tau, s.objective)
-    by_length = {}
-    for length in sorted({*PERIODS_WEEKS, held_weeks}):
-        drawn = block_gains(stats_c, stats_b, s.objective, length, _seed(s.seed))
-        if len(drawn):
-            by_length[str(length)] = [float(np.quantile(drawn, (1 - LEVEL) / 2)),
-                                      float(np.quantile(drawn, (1 + LEVEL) / 2))]
-    return {"candidate": c.label, "holdout": s.source.holdout, "intervals_by_weeks": by_length, "held_out_weeks": held_weeks, "held_out_jobs": len(held.jobs),
-            "searched_weeks": weeks, "block_weeks": min(BLOCK_WEEKS, weeks), "level": LEVEL,
-            "later_period_interval": [low, high], "held_out_gain": realized,
-            "inside": bool(low <= realized <= high) if not math.isnan(realized) else None,
-            "meaning": f"the central {LEVEL:.0%} of the gains of {DRAWS:,} periods of {held_weeks} week(s) drawn as "
-                       f"blocks of {min(BLOCK_WEEKS, weeks)} consecutive real weeks of the searched part (each "
-                       "simulated as it happened): what a later period of that length may bring if the coming "
-                       "weeks are like the past ones; held_out_gain is the gain on the log's last "
-                       f"{s.source.holdout:.0%} as it happened, never seen by the search"}
+    return {"candidate": c.label, "holdout": s.source.holdout, "log_weeks": weeks, "log_gain": estimate,
+            "intervals_by_weeks": by_length, "like_the_past_by_weeks": alike,
+            "drift_factors": {key: drift_factor(int(key)) for key in by_length},
+            "held_out_weeks": held_weeks, "held_out_jobs": len(held.jobs), "later_weeks": later_weeks,
+            "block_weeks": min(BLOCK_WEEKS, weeks), "level": LEVEL,
+            "later_period_interval": [low, high], "held_out_interval": [held_low, held_high],
+            "held_out_gain": realized,
+            "inside": bool(held_low <= realized <= held_high) if not math.isnan(realized) else None,
+            "meaning": f"later_period_interval: the {s.objective} gain a later period of {later_weeks} week(s) may "
+                       f"bring, at {LEVEL:.0%}: the log's gain plus the spread of {DRAWS:,} periods drawn as "
+                       f"blocks of {min(BLOCK_WEEKS, weeks)} consecutive real weeks of the whole log (each "
+                       "simulated as it happened) minus the drawn logs' gains, widened by the drift factor "
+                       "measured on the archive traces (benchmarks/later_drift.py, drift.json; measured for "
+                       "AvgWait, applied as is to other objectives); like_the_past_by_weeks: the same without "
+                       "the widening, if the coming weeks are like the past ones; held_out_gain: the gain on "
+                       f"the log's last {s.source.holdout:.0%} as it happened, never seen by the search, and "
+                       "inside: whether held_out_interval (the same interval for the held-out length) holds it"}
 
 
 def _seed(seed: int) -> int:
@@ -131,22 +166,49 @@ def objective_of(sums: np.ndarray, objective: str) -> np.ndarray:
         return sums[..., 5]
 
 
-def block_gains(c: np.ndarray, b: np.ndarray, objective: str, length: int, seed: int) -> np.ndarray:
-    """Gains of :data:`DRAWS` periods of ``length`` weeks drawn as circular blocks of consecutive weeks."""
-    n = len(c)
+def draw_weeks(n: int, length: int, draws: int, rng: np.random.Generator) -> np.ndarray:
+    """Indices of ``draws`` periods of ``length`` weeks among ``n``, as circular blocks of consecutive weeks."""
     block = min(BLOCK_WEEKS, n)
-    blocks = math.ceil(length / block)
-    rng = np.random.default_rng(seed)
-    starts = rng.integers(0, n, size=(DRAWS, blocks))
-    index = ((starts[:, :, None] + np.arange(block)) % n).reshape(DRAWS, -1)[:, :length]
+    starts = rng.integers(0, n, size=(draws, math.ceil(length / block)))
+    return ((starts[:, :, None] + np.arange(block)) % n).reshape(draws, -1)[:, :length]
+
+
+def drawn_gains(c: np.ndarray, b: np.ndarray, objective: str, index: np.ndarray) -> np.ndarray:
+    """The gain of each drawn period (rows of ``index``) from the week sums ``c`` (candidate), ``b`` (baseline)."""
     if objective == "max_wait":
         cs, bs = c[index].max(axis=1), b[index].max(axis=1)
     else:
         cs, bs = c[index].sum(axis=1), b[index].sum(axis=1)
-    oc, ob = objective_of(cs, objective), objective_of(bs, objective)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        gains = 1.0 - oc / ob
+    return period_objective_gain(cs, bs, objective)
+
+
+def block_gains(c: np.ndarray, b: np.ndarray, objective: str, length: int, seed: int) -> np.ndarray:
+    """Gains of :data:`DRAWS` periods of ``length`` weeks drawn as circular blocks of consecutive weeks."""
+    gains = drawn_gains(c, b, objective, draw_weeks(len(c), length, DRAWS, np.random.default_rng(seed)))
     return gains[np.isfinite(gains)]
+
+
+def bootstrap_offsets(c: np.ndarray, b: np.ndarray, objective: str, length: int, seed: int) -> tuple[float, float]:
+    """How far the gain of a later period of ``length`` weeks may lie from the log's gain, at :data:`LEVEL`,
+    were the coming weeks like the log's (module docstring): the central quantiles of a drawn period's gain
+    minus a drawn log's gain (both drawn as blocks of real weeks).  The log's gain is itself one draw of the
+    weeks: leaving that out would state an interval too narrow for a short log."""
+    rng = np.random.default_rng(seed)
+    later = drawn_gains(c, b, objective, draw_weeks(len(c), length, DRAWS, rng))
+    logs = drawn_gains(c, b, objective, draw_weeks(len(c), len(c), DRAWS, rng))
+    moved = later - logs
+    moved = moved[np.isfinite(moved)]
+    if not len(moved):
+        return math.nan, math.nan
+    low, high = np.quantile(moved, ((1 - LEVEL) / 2, (1 + LEVEL) / 2))
+    return float(low), float(high)
+
+
+def period_objective_gain(c: np.ndarray, b: np.ndarray, objective: str) -> np.ndarray:
+    """The gain of a period (or of periods, along the leading axes) from its summed columns."""
+    oc, ob = objective_of(c, objective), objective_of(b, objective)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return 1.0 - oc / ob
 
 
 def period_gain(trace: Trace, config: SchedulerConfig, base: SchedulerConfig, tau: float, objective: str) -> float:
@@ -154,5 +216,5 @@ def period_gain(trace: Trace, config: SchedulerConfig, base: SchedulerConfig, ta
     first = min(j.submit for j in trace.jobs)
     c = week_sums(trace, config, tau, first, 1)[0]  # one "week": the whole period
     b = week_sums(trace, base, tau, first, 1)[0]
-    oc, ob = objective_of(c, objective), objective_of(b, objective)
-    return float(1.0 - oc / ob) if ob > 0 else math.nan
+    gain = float(period_objective_gain(c, b, objective))
+    return gain if math.isfinite(gain) else math.nan

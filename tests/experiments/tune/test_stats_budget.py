@@ -109,3 +109,31 @@ def test_our_student_tail_is_scipys():
     for df in (1, 2, 7, 15, 63, 249, 1000):
         for t in (-4.0, -0.5, 0.0, 0.3, 1.7, 3.873, 9.0, 30.0):
             assert student_sf(t, df) == pytest.approx(float(stats.t.sf(t, df)), rel=1e-9, abs=1e-300)
+
+
+def test_when_every_survivor_fits_every_week_none_is_dropped_by_the_budget():
+    plan = bud.make_plan(model(), [0.01] * 40, [0.01] * 40, 0.01, 0.01, budget_s=30, max_weeks=250, finalists=3)
+    assert plan.halving
+    spent = plan.setup_s + model().wall((40 + 1) * 8 * 0.01, plan.weeks, 1)
+    # the racing test left 4: all four to --weeks fit what is left, so the planned halving is not needed
+    assert bud.next_stage(model(), plan, 8, [0.001] * 4, spent) == (4, 250)
+
+
+def test_a_slower_pace_than_estimated_buys_fewer_weeks():
+    plan = bud.make_plan(model(), [0.01] * 40, [0.01] * 40, 0.01, 0.01, budget_s=12, max_weeks=250, finalists=3)
+    spent = plan.setup_s + model().wall((40 + 1) * 8 * 0.01, plan.weeks, 1)
+    keep, weeks = bud.next_stage(model(), plan, 8, [0.01] * 20, spent, pace_now=1.0)
+    keep_slow, weeks_slow = bud.next_stage(model(), plan, 8, [0.01] * 20, spent, pace_now=2.0)
+    assert keep_slow <= keep and weeks_slow < weeks
+    assert bud.pace(30.0, 10.0) == 3.0 and bud.pace(100.0, 1.0) == bud.PACE_BOUNDS[1]
+    assert bud.pace(1.0, 10.0) == bud.PACE_BOUNDS[0] and bud.pace(5.0, 0.0) == 1.0
+
+
+def test_what_runs_after_the_race_is_kept_aside_from_the_budget():
+    plain = bud.make_plan(model(), [0.01] * 49, [0.01] * 49, 0.01, 0.01, budget_s=20, max_weeks=250, finalists=3)
+    kept = bud.make_plan(model(), [0.01] * 49, [0.01] * 49, 0.01, 0.01, budget_s=20, max_weeks=250, finalists=3,
+                         finish_s=5.0)
+    assert kept.weeks < plain.weeks and kept.estimate_s <= 20 and kept.finish_s == 5.0
+    spent = kept.setup_s + model().wall((49 + 1) * 8 * 0.01, kept.weeks, 1)
+    # the rest must fit the budget minus what comes after the race
+    assert bud.next_stage(model(), kept, 8, [0.01] * 20, spent_s=15.5) == (3, 8)

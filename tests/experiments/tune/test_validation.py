@@ -36,6 +36,37 @@ def test_the_interval_spreads_with_the_weeks_and_blocks_keep_neighbours_together
     assert validation.block_gains(c, b, "max_wait", 2, seed=3).max() == pytest.approx(0.9)
 
 
+def test_a_log_of_one_gain_predicts_that_gain_and_nothing_around_it():
+    c, b = _weeks([50, 100, 20, 80, 40, 60]), _weeks([100, 200, 40, 160, 80, 120])
+    assert validation.bootstrap_offsets(c, b, "avg_wait", 4, seed=1) == (0.0, 0.0)
+
+
+def test_the_prediction_counts_the_logs_own_uncertainty():
+    rng = np.random.default_rng(5)
+    b = _weeks([100.0] * 12)
+    c = _weeks(list(rng.uniform(40, 100, 12)))
+    low, high = validation.bootstrap_offsets(c, b, "avg_wait", 12, seed=2)
+    plain = validation.block_gains(c, b, "avg_wait", 12, seed=2)
+    estimate = float(validation.period_objective_gain(c.sum(axis=0), b.sum(axis=0), "avg_wait"))
+    plain_low, plain_high = np.quantile(plain, (0.05, 0.95))
+    # a later period as long as the log: the spread of the difference of two draws, wider than one draw's
+    assert low < 0 < high and high - low > (plain_high - plain_low) * 1.2
+    assert plain_low < estimate < plain_high
+
+
+def test_the_drift_factors_are_the_measured_ones_between_lengths_interpolated():
+    record = validation.drift()
+    assert record["command"].startswith("uv run python benchmarks/later_drift.py")
+    lengths, factors = record["horizons_weeks"], record["factors"]
+    for length, factor in zip(lengths, factors):
+        assert validation.drift_factor(length) == pytest.approx(factor)
+    assert validation.drift_factor(1) == pytest.approx(factors[0])  # outside: the nearest measured
+    assert validation.drift_factor(10 * lengths[-1]) == pytest.approx(factors[-1])
+    middle = validation.drift_factor(int(round((lengths[1] * lengths[2]) ** 0.5)))
+    assert min(factors[1], factors[2]) <= middle <= max(factors[1], factors[2])
+    assert all(f >= 1.0 for f in factors)  # on the archive traces later periods moved at least as far
+
+
 def test_a_period_against_itself_gains_nothing():
     trace = generate(600, 16, seed=4)
     easy = SchedulerConfig.from_options({})
@@ -53,6 +84,10 @@ def test_tune_states_the_later_period_and_decides_on_it(tmp_path):
     later = record["later_period"]
     lo, hi = later["later_period_interval"]
     assert later["holdout"] == 0.25 and later["held_out_weeks"] >= 4 and lo <= hi
+    assert later["later_weeks"] == later["held_out_weeks"]  # no --later-weeks: the held-out length
+    plain_lo, plain_hi = later["like_the_past_by_weeks"][str(later["later_weeks"])]
+    assert lo <= plain_lo <= later["log_gain"] <= plain_hi <= hi  # widened by the drift factor (>= 1)
+    assert later["held_out_interval"] == later["intervals_by_weeks"][str(later["held_out_weeks"])]
     assert isinstance(later["held_out_gain"], float) and later["inside"] == (lo <= later["held_out_gain"] <= hi)
     if record["keep_easy_fcfs"]:
         assert "keep your current setting" in record["why"]
@@ -60,3 +95,14 @@ def test_tune_states_the_later_period_and_decides_on_it(tmp_path):
         assert lo > 0 and later["held_out_gain"] > 0  # a change only when both support it
     html = (out / "report.html").read_text()
     assert "For a later period of" in html and "which the search never saw" in html
+    # judged for another later period: the stored race is reused, only the judgement changes
+    assert main(["tune", "--synthetic", "16000", "--procs", "16", "--policies", "FCFS,SPF,SAF", "--weeks", "12",
+                 "--budget", "5m", "--workers", "1", "--no-progress", "--later-weeks", "26", "--out", str(out)]) == 0
+    again = json.loads((out / "recommendation.json").read_text())
+    assert again["budget"]["weeks_simulated"] == 0 and again["later_period"]["later_weeks"] == 26
+    assert again["later_period"]["later_period_interval"] == later["intervals_by_weeks"]["26"]
+
+
+def test_later_weeks_must_be_a_number_of_weeks(tmp_path, capsys):
+    assert main(["tune", "--synthetic", "2000", "--later-weeks", "0", "--out", str(tmp_path / "o")]) == 2
+    assert "--later-weeks 0: give a number of weeks" in capsys.readouterr().err
