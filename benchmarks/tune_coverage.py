@@ -130,7 +130,7 @@ def main() -> int:
               f"testing-half interval {sum(r['in_test'] for r in judged)}/{len(judged)}")
         print(f"\nthe budget ({args.budget}): the whole tune command's wall time, measured here\n")
         print("| trace | whole command | against the budget | race | tune's estimate | weeks per half | "
-              "successive halving |")
+              "the budget dropped candidates |")
         print("|---|---|---|---|---|---|---|")
         for r in judged:
             b = r["budget"]

@@ -517,6 +517,8 @@ def _train(race_: Race, runner: _Runner) -> None:
         runner.expect(runner.done + _planned_rest(race_, len(alive), i))
     for c in alive:
         race_.status[c.key] = {"state": "survived", "weeks": race_.plan.stages[-1]}
+    # what the outputs say: whether the budget did halve (a planned halving the racing test made needless is not)
+    race_.plan.halving = any(stage["dropped_by_budget"] for stage in race_.stages)
 
 
 def _inf_nan(x: float) -> float:

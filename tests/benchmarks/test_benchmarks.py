@@ -152,3 +152,36 @@ def test_the_classifier_benchmark_profiles_a_forest_fit_on_its_replay():
     share = int(line.split("of which ")[1].split("%")[0])
     assert f"({len(clf._train_rows)} rows)" in line and 0 < share <= 100
     assert classifier.forest.FIT_THREADS == threads  # the one-thread fit gives the setting back
+
+
+def _week_sums(waits: list[float]):
+    import numpy as np
+
+    out = np.zeros((len(waits), 6))
+    out[:, 0], out[:, 4], out[:, 5] = np.array(waits) * 10, 10, waits
+    out[:, 1:4] = 10
+    return out
+
+
+def test_the_drift_benchmark_scores_a_later_period_by_its_distance_in_interval_halves(monkeypatch):
+    drift = load("later_drift")
+    monkeypatch.setattr(drift, "CANDIDATES", dict(list(drift.CANDIDATES.items())[:1]))  # one is enough here
+    rng = __import__("numpy").random.default_rng(3)
+    base = _week_sums([100.0] * 140)
+    # the candidate gains 20-40 % for 120 weeks, then 70 %: the later periods lie far above the past's interval
+    gains = list(rng.uniform(0.2, 0.4, 120)) + [0.7] * 20
+    sums = {"EASY-FCFS": base, **{label: _week_sums([100.0 * (1 - g) for g in gains]) for label in drift.CANDIDATES}}
+    rows = drift.scores("T", sums)
+    assert rows and {r["horizon"] for r in rows} <= set(drift.HORIZONS)
+    late = [r for r in rows if r["cut"] == 120]  # the first cut after the jump (later cuts see some of it)
+    assert late and all(r["score"] > 1 and r["realized"] > r["high"] for r in late)
+    early = [r for r in rows if r["cut"] + r["horizon"] <= 120]
+    assert sum(r["score"] <= 1 for r in early) >= 0.75 * len(early)  # weeks like the past: mostly inside
+
+
+def test_each_trace_weighs_the_same_in_the_drift_factor():
+    drift = load("later_drift")
+    rows = [{"trace": "long", "score": 0.5}] * 90 + [{"trace": "short", "score": 3.0}] * 10
+    # pooled, the 90 % quantile would be 0.5; with each trace weighing one half it is the short trace's 3.0
+    assert drift.trace_quantile(rows, 0.9) == 3.0
+    assert drift.trace_quantile(rows, 0.4) == 0.5
