@@ -91,7 +91,7 @@ def validate(race, c: Candidate) -> dict | None:
     weeks = int((max(j.submit for j in full.jobs) - first) // WEEK) + 1
     sums_c = week_sums(full, config, s.tau, first, weeks)
     sums_b = week_sums(full, base, s.tau, first, weeks)
-    estimate = period_objective_gain(sums_c.sum(axis=0), sums_b.sum(axis=0), s.objective)
+    estimate = float(period_objective_gain(sums_c.sum(axis=0), sums_b.sum(axis=0), s.objective))
     span = max(j.submit for j in held.jobs) - min(j.submit for j in held.jobs)
     held_weeks = max(1, round(span / WEEK))
     later_weeks = s.later_weeks or held_weeks

@@ -71,7 +71,8 @@ def test_the_wheel_and_the_sdist_hold_the_package_and_its_data(dist):
     for needed in ("bftune/__init__.py", "bftune/api.py", "bftune/experiments/cli/main.py", "bftune/support/files.py",
                    "bftune/experiments/reproduce/command.py", "bftune/experiments/studies/s004/published.toml",
                    "bftune/schedulers/core/fits/Lin.json", "bftune/platforms/zero_lat_16.xml",
-                   "bftune/experiments/configs/tiny_synthetic_offline.toml", "bftune/py.typed"):
+                   "bftune/experiments/configs/tiny_synthetic_offline.toml", "bftune/py.typed",
+                   "bftune/experiments/tune/drift.json"):
         assert needed in names, needed
     assert any(n.endswith(".dist-info/licenses/LICENSE") for n in names)
     assert not any(n.startswith(("bftune/tests/", "bftune/benchmarks/", "bftune/docs/")) for n in names)
