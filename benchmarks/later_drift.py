@@ -105,7 +105,8 @@ def trace_quantile(rows: list[dict], level: float) -> float:
     weights = np.array([1.0 / counts[r["trace"]] for r in rows])
     order = np.argsort(values)
     cumulative = np.cumsum(weights[order]) / weights.sum()
-    return float(values[order][min(np.searchsorted(cumulative, level), len(values) - 1)])
+    at = min(int(np.searchsorted(cumulative, level)), len(values) - 1)
+    return float(values[order][at])
 
 
 def one(name: str) -> list[dict]:

@@ -40,7 +40,7 @@ from bftune.support.cachedir import cache_dir
 #: The packages' ``__init__`` modules stay interpreted, so that package folders (and the fits beside them) stay put.
 MODULES = tuple(f"bftune.schedulers.core.{name}" for name in (
     "conservative", "decisions", "durations", "easy", "engine", "jobs", "machines", "ordering", "policies",
-    "polynomial", "profile", "pveasy", "search", "slurm", "slurm_priority", "slurm_profile", "sortedindex", "state")) + (
+    "polynomial", "profile", "pveasy", "search", "slurm", "slurm_priority", "sortedindex", "state")) + (
     "bftune.schedulers.drivers.local.simulator", "bftune.schedulers.drivers.local.runs",
     "bftune.schedulers.drivers.batsim.driver", "bftune.schedulers.drivers.batsim.stats")
 

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Final
 
 from bftune.schedulers.core import machines as ms
 from bftune.schedulers.core.decisions import Decisions
-from bftune.schedulers.core.easy import RESERVATION_MODELS
+from bftune.schedulers.core.easy import check_reservation_model
 from bftune.schedulers.core.jobs import Job
 from bftune.schedulers.core.ordering import Order
 from bftune.schedulers.core.profile import Profile, intervals_of
@@ -63,8 +63,7 @@ class Conservative:
 
     def __init__(self, primary: Order, backfill: Order | None = None, reservation: str = "count",
                  depth: int = ALL, margin: float = 0.0) -> None:
-        if reservation not in RESERVATION_MODELS:
-            raise ValueError(f"unknown reservation model {reservation!r}; choose one of {', '.join(RESERVATION_MODELS)}")
+        check_reservation_model(reservation)
         if depth < 1:
             raise ValueError(f"the number of reservations must be at least 1, got {depth}")
         self.primary = primary

@@ -31,6 +31,12 @@ if TYPE_CHECKING:  # annotations only: the core's engine drives this algorithm
 RESERVATION_MODELS = ("count", "machines")
 
 
+def check_reservation_model(reservation: str) -> None:
+    """Refuse a reservation model that is none of :data:`RESERVATION_MODELS` (EASY's and the plan's of k)."""
+    if reservation not in RESERVATION_MODELS:
+        raise ValueError(f"unknown reservation model {reservation!r}; choose one of {', '.join(RESERVATION_MODELS)}")
+
+
 def shadow_time(by_end: Iterable[Job], avail: int, q: int,
                 skip: Container[str] | None = None) -> tuple[float, int, list[Job]]:
     """The earliest expected time at which a job of ``q`` processors can start (``avail < q``).
@@ -70,8 +76,7 @@ class Easy:
 
     def __init__(self, primary: Order, backfill: Order | None = None, reservation: str = "count",
                  backfill_enabled: bool = True) -> None:
-        if reservation not in RESERVATION_MODELS:
-            raise ValueError(f"unknown reservation model {reservation!r}; choose one of {', '.join(RESERVATION_MODELS)}")
+        check_reservation_model(reservation)
         self.primary = primary
         self.backfill = backfill if backfill is not None else primary
         self.reservation = reservation

@@ -37,8 +37,8 @@ from bftune.schedulers.core.easy import shadow_time
 from bftune.schedulers.core.engine import Hook
 from bftune.schedulers.core.jobs import EndState, Job
 from bftune.schedulers.core.ordering import Order
+from bftune.schedulers.core.profile import Profile
 from bftune.schedulers.core.slurm_priority import FairShare, PrioritySettings, fresh_priority, ticks_between
-from bftune.schedulers.core.slurm_profile import Profile
 
 if TYPE_CHECKING:  # annotations only: the core's engine drives this algorithm
     from bftune.schedulers.core.engine import Core
@@ -49,15 +49,19 @@ SCHEDULER_TYPES = ("sched/backfill", "sched/builtin")
 
 @dataclass(frozen=True)
 class BackfillSettings:
-    """SchedulerType and the SchedulerParameters modelled, durations in seconds."""
+    """SchedulerType and the SchedulerParameters modelled, durations in seconds.
 
-    enabled: bool = True
-    interval: float = 30.0
-    max_job_test: int = 500
-    window: float = 86400.0
-    resolution: float = 60.0
-    queue_depth: int = 100
-    sched_interval: float = 60.0
+    No defaults: ``SchedulerConfig`` gives each field the value of its option (in the comments), whose
+    default, slurm.conf's, is in the option table.
+    """
+
+    enabled: bool  # scheduler_type sched/backfill (sched/builtin: the main scheduler alone)
+    interval: float  # bf_interval
+    max_job_test: int  # bf_max_job_test
+    window: float  # bf_window
+    resolution: float  # bf_resolution
+    queue_depth: int  # default_queue_depth
+    sched_interval: float  # sched_interval
 
     def describe(self) -> str:
         if not self.enabled:
@@ -102,9 +106,9 @@ class SlurmBackfill:
 
     may_kill = False
 
-    def __init__(self, priority: PrioritySettings | None = None, backfill: BackfillSettings | None = None) -> None:
-        self.settings = priority if priority is not None else PrioritySettings()
-        self.backfill = backfill if backfill is not None else BackfillSettings()
+    def __init__(self, priority: PrioritySettings, backfill: BackfillSettings) -> None:
+        self.settings = priority
+        self.backfill = backfill
         s = self.settings
         self.fairshare = FairShare(s) if s.weight_fairshare and not s.basic else None
         self.priorities: dict[str, int] = {}  # waiting and running jobs' current priorities, by run id
@@ -296,8 +300,8 @@ class SlurmBackfill:
         self._reserved_at = now
         b = self.backfill
         res = b.resolution
-        profile = Profile(now, free.size, machine.by_end)
-        running = Profile(now, free.size, machine.by_end)  # without reservations: Slurm's will-run estimate
+        profile = Profile.of_running(now, free.size, machine.by_end)
+        running = Profile.of_running(now, free.size, machine.by_end)  # without reservations: Slurm's will-run estimate
         begin = math.floor(now / res) * res
         window_end = math.floor((now + b.window) / res) * res
         bounds = {window_end}  # the node space map's record ends
@@ -308,7 +312,7 @@ class SlurmBackfill:
         beyond = math.inf  # the earliest start the window's move can change (a job left out, one past a clip)
         order = self._order
         smallest_after, shortest_after = _smallest_after(order)
-        avail = profile.avail
+        avail = profile.counts
         jobs = queue.jobs
         for index, entry in enumerate(order):
             job = entry[4]
@@ -317,24 +321,24 @@ class SlurmBackfill:
             if tested >= b.max_job_test:
                 break
             if pushed and (avail[0] < smallest_after[index]
-                           or profile.lowest_until(now + shortest_after[index]) < smallest_after[index]):
+                           or profile.lowest(now, now + shortest_after[index]) < smallest_after[index]):
                 # No job from here on can start now (each needs at least the fewest processors for at least
                 # the shortest time), and the pass is known to push a start: the rest would only reserve.
                 break
             tested += 1
             procs = job.procs
             limit = job.walltime
-            start = profile.earliest(procs, limit)
+            start = profile.fit(procs, limit, inclusive=True)[0]
             if start <= now:
                 core.start(job, ms.lowest(free.intervals, procs), now, decisions)
-                profile.take(procs, now, now + limit)
-                running.take(procs, now, now + limit)
+                profile.occupy(now, now + limit, procs, 0)
+                running.occupy(now, now + limit, procs, 0)
                 started = True
                 continue
-            if not pushed and start > running.earliest(procs, limit):
+            if not pushed and start > running.fit(procs, limit, inclusive=True)[0]:
                 pushed = True  # backfill.c sets last_job_update when a reservation pushes a start (TRY_LATER)
             if clip_procs and start + limit >= window_end and (
-                    profile.lowest_between(max(start, window_end), start + limit) < procs + clip_procs):
+                    profile.lowest(max(start, window_end), start + limit, inclusive=True) < procs + clip_procs):
                 # Its place reaches past the window's end, where the clipped reservations will reach as the
                 # window moves, with too few processors to spare for them: it holds until the window's end
                 # passes its start.
@@ -357,8 +361,8 @@ class SlurmBackfill:
                 clips += 1
                 clip_procs += procs
                 last = window_end
-            profile.take_free(procs, first, min(start, last))
-            profile.take(procs, start, last)
+            profile.occupy_free(first, min(start, last), procs)
+            profile.occupy(start, last, procs, 0)
             self.reservations[job.id] = start
         self._pushed = pushed
         # A later pass over the same state reaches the same decisions unless the window's end reaches the

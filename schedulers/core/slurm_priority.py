@@ -46,21 +46,25 @@ MAX_PRIORITY = 2**32 - 1
 
 @dataclass(frozen=True)
 class PrioritySettings:
-    """The priority keys of slurm.conf, durations in seconds."""
+    """The priority keys of slurm.conf, durations in seconds.
 
-    basic: bool = False
-    weight_age: int = 0
-    weight_job_size: int = 0
-    weight_fairshare: int = 0
-    weight_partition: int = 0
-    weight_qos: int = 0
-    max_age: float = 7 * 86400.0
-    favor_small: bool = False
-    small_relative_to_time: bool = False
-    fair_tree: bool = True
-    decay_half_life: float = 7 * 86400.0
-    calc_period: float = 300.0
-    node_cpus: int = 1
+    No defaults: slurm.conf's are the option table's (``priority_*`` and ``node_cpus`` in
+    ``bftune.schedulers.options``), and ``SchedulerConfig`` gives every field.
+    """
+
+    basic: bool
+    weight_age: int
+    weight_job_size: int
+    weight_fairshare: int
+    weight_partition: int
+    weight_qos: int
+    max_age: float
+    favor_small: bool
+    small_relative_to_time: bool
+    fair_tree: bool
+    decay_half_life: float
+    calc_period: float
+    node_cpus: int
 
     @property
     def constant(self) -> bool:

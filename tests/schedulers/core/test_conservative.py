@@ -133,6 +133,16 @@ def test_describe_names_the_depth_and_the_model():
     assert SchedulerConfig(reservations="all").build_algorithm().depth == ALL
 
 
+def test_a_plan_refuses_what_easy_refuses():
+    # The reservation models and the depth are checked when the algorithm is built, not at its first pass.
+    primary, backfill = SchedulerConfig().orders()
+    for algorithm in (Easy, Conservative):
+        with pytest.raises(ValueError, match="unknown reservation model 'slots'; choose one of count, machines"):
+            algorithm(primary, backfill, "slots")
+    with pytest.raises(ValueError, match="at least 1, got 0"):
+        Conservative(primary, backfill, "count", depth=0)
+
+
 # --- random workloads ---------------------------------------------------------------------
 
 

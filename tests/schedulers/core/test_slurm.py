@@ -13,9 +13,10 @@ import pytest
 from bftune.experiments.cli.main import main
 from bftune.schedulers.config import SchedulerConfig
 from bftune.schedulers.core.jobs import Job
-from bftune.schedulers.core.slurm import BackfillSettings, SlurmBackfill
+from bftune.schedulers.core.slurm import SlurmBackfill
 from bftune.schedulers.drivers.local.simulator import simulate
 from bftune.schedulers.option import ConfigError
+from bftune.schedulers.options import OPTIONS
 
 
 def starts(jobs, m, **options):
@@ -131,14 +132,31 @@ def test_reservations_for_many_jobs_not_only_the_first():
 
 
 def test_the_algorithm_in_words_and_its_protocol():
-    algorithm = SlurmBackfill(backfill=BackfillSettings(interval=60, max_job_test=100, window=2 * 86400,
-                                                        resolution=30))
+    algorithm = SchedulerConfig(scheduler="slurm", bf_interval=60, bf_max_job_test=100, bf_window=2 * 86400,
+                                bf_resolution=30).build_algorithm()
+    assert isinstance(algorithm, SlurmBackfill)
     assert algorithm.describe() == "SLURM(fifo; bf 1m/100/2d/30s)"
     assert algorithm.may_kill is False
     with pytest.raises(TypeError, match="priority"):
         algorithm.use_order(algorithm.priority)
     config = SchedulerConfig(scheduler="slurm", priority_weight_age=1000, priority_flags="small_relative_to_time")
     assert config.describe().startswith("SLURM(age=1000,maxage=1w")
+
+
+def test_the_settings_are_the_option_tables_defaults_unless_given():
+    # The settings classes hold no defaults of their own: SchedulerConfig fills each field from the table.
+    algorithm = SchedulerConfig(scheduler="slurm", bf_window="2d").build_algorithm()
+    assert isinstance(algorithm, SlurmBackfill)
+    b, s = algorithm.backfill, algorithm.settings
+    assert (b.enabled, s.basic, s.fair_tree, s.small_relative_to_time) == (True, False, True, False)
+    assert b.window == 2 * 86400
+    names = ("bf_interval", "bf_max_job_test", "bf_resolution", "default_queue_depth", "sched_interval",
+             "priority_weight_age", "priority_weight_job_size", "priority_weight_fairshare",
+             "priority_weight_partition", "priority_weight_qos", "priority_max_age", "priority_favor_small",
+             "priority_decay_half_life", "priority_calc_period", "node_cpus")
+    assert (b.interval, b.max_job_test, b.resolution, b.queue_depth, b.sched_interval, s.weight_age,
+            s.weight_job_size, s.weight_fairshare, s.weight_partition, s.weight_qos, s.max_age, s.favor_small,
+            s.decay_half_life, s.calc_period, s.node_cpus) == tuple(OPTIONS[name].default for name in names)
 
 
 def test_expected_start_is_the_reservation_of_the_pass():

@@ -4,13 +4,23 @@ docs/semantics/scheduling.md#slurm (priority/multifactor of Slurm 22.05)."""
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import pytest
 from bftune.schedulers.config import SchedulerConfig
 from bftune.schedulers.core.jobs import Job
+from bftune.schedulers.core.slurm import SlurmBackfill
 from bftune.schedulers.core.slurm_priority import (MAX_PRIORITY, FairShare, PrioritySettings, age_factor,
                                                    classic_fs_factor, fresh_priority, job_priority, job_size_factor,
                                                    ticks_between, time_limit_minutes)
+
+
+def settings(**options) -> PrioritySettings:
+    """slurm.conf's priority keys with these options (``priority_weight_age=...``), the others the table's."""
+    algorithm = SchedulerConfig(scheduler="slurm", **options).build_algorithm()
+    assert isinstance(algorithm, SlurmBackfill)
+    return algorithm.settings
+
 
 # --- age ---------------------------------------------------------------------------------------
 
@@ -65,24 +75,24 @@ def test_time_limits_are_whole_minutes_rounded_up():
 
 
 def test_priority_is_the_weighted_sum_truncated():
-    s = PrioritySettings(weight_age=1000, weight_fairshare=2000, weight_job_size=500)
+    s = settings(priority_weight_age=1000, priority_weight_fairshare=2000, priority_weight_job_size=500)
     # 0.9999 * 1000 + 0.5 * 2000 + 0.25 * 500 = 999.9 + 1000 + 125 = 2124.9 -> 2124
     assert job_priority(s, 0.9999, 0.5, 0.25) == 2124
 
 
 def test_priority_is_at_least_one_and_at_most_32_bits():
-    assert job_priority(PrioritySettings(), 1.0, 1.0, 1.0) == 1  # every weight 0: 0, raised to 1
-    big = PrioritySettings(weight_age=2**32 - 1, weight_fairshare=2**32 - 1)
+    assert job_priority(settings(), 1.0, 1.0, 1.0) == 1  # every weight 0: 0, raised to 1
+    big = settings(priority_weight_age=2**32 - 1, priority_weight_fairshare=2**32 - 1)
     assert job_priority(big, 1.0, 1.0, 0.0) == MAX_PRIORITY
 
 
 def test_partition_weight_adds_a_constant_and_qos_nothing():
-    s = PrioritySettings(weight_age=100, weight_partition=1000, weight_qos=5000)
+    s = settings(priority_weight_age=100, priority_weight_partition=1000, priority_weight_qos=5000)
     assert job_priority(s, 0.5, 0.0, 0.0) == 1050
 
 
 def test_fresh_priority_of_a_job():
-    s = PrioritySettings(weight_age=1000, weight_job_size=1000, max_age=1000)
+    s = replace(settings(priority_weight_age=1000, priority_weight_job_size=1000), max_age=1000)  # not whole minutes
     job = Job("1", 1, submit=100, procs=2, walltime=600)
     # age (400 - 100) / 1000 = 0.3 -> 300; size 2/8 = 0.25 -> 250
     assert fresh_priority(s, None, job, 8, 400) == 550
@@ -92,7 +102,7 @@ def test_fresh_priority_of_a_job():
 
 
 def test_usage_decays_by_half_over_the_half_life():
-    fs = FairShare(PrioritySettings(decay_half_life=100))
+    fs = FairShare(replace(settings(), decay_half_life=100))  # not whole minutes: past the table's check
     fs.add_user(7)
     fs.charge(7, 4, 10)
     df = 1 - 0.693 / 100  # Slurm's decay factor per second
@@ -103,7 +113,7 @@ def test_usage_decays_by_half_over_the_half_life():
 
 
 def test_no_decay_with_half_life_zero():
-    fs = FairShare(PrioritySettings(decay_half_life=0))
+    fs = FairShare(settings(priority_decay_half_life=0))
     fs.add_user(1)
     fs.charge(1, 2, 50)
     fs.decay(10**7)
@@ -111,7 +121,7 @@ def test_no_decay_with_half_life_zero():
 
 
 def test_usage_stays_exact_through_long_decays():
-    fs = FairShare(PrioritySettings(decay_half_life=60))
+    fs = FairShare(settings(priority_decay_half_life=60))
     fs.add_user(1)
     fs.add_user(2)
     fs.charge(1, 1, 1)
@@ -125,7 +135,7 @@ def test_usage_stays_exact_through_long_decays():
 
 
 def test_fair_tree_ranks_users_by_usage_ties_sharing_the_best_rank():
-    fs = FairShare(PrioritySettings(decay_half_life=0))
+    fs = FairShare(settings(priority_decay_half_life=0))
     for user in (1, 2, 3, 4):
         fs.add_user(user)
     fs.charge(3, 1, 10)
@@ -136,7 +146,7 @@ def test_fair_tree_ranks_users_by_usage_ties_sharing_the_best_rank():
 
 
 def test_fair_tree_reads_the_last_tick_snapshot():
-    fs = FairShare(PrioritySettings(decay_half_life=0))
+    fs = FairShare(settings(priority_decay_half_life=0))
     fs.add_user(1)
     fs.add_user(2)
     fs.snapshot()
