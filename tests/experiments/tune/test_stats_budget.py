@@ -135,5 +135,7 @@ def test_what_runs_after_the_race_is_kept_aside_from_the_budget():
                          finish_s=5.0)
     assert kept.weeks < plain.weeks and kept.estimate_s <= 20 and kept.finish_s == 5.0
     spent = kept.setup_s + model().wall((49 + 1) * 8 * 0.01, kept.weeks, 1)
-    # the rest must fit the budget minus what comes after the race
+    assert bud.next_stage(model(), kept, 8, [0.01] * 20, spent)[1] > 8  # as planned: training goes on
+    # 15.5 s spent: what is left before the 5 s kept aside holds no further stage, though the budget would
     assert bud.next_stage(model(), kept, 8, [0.01] * 20, spent_s=15.5) == (3, 8)
+    assert bud.next_stage(model(), plain, 8, [0.01] * 20, spent_s=15.5)[1] > 8
