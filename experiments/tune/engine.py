@@ -129,6 +129,12 @@ class Race:
         """The baseline's name in the outputs' sentences (EASY-FCFS-FCFS, or the site's slurm.conf)."""
         return self.baselines[0].label
 
+    @property
+    def halved(self) -> bool:
+        """Whether the budget dropped a candidate (a halving the plan meant to do but the racing test made
+        needless is not one: the outputs say what happened)."""
+        return any(stage["dropped_by_budget"] for stage in self.stages)
+
     def by_key(self) -> dict[str, Candidate]:
         return {c.key: c for c in [*self.candidates, *self.baselines.values()]}
 
@@ -517,8 +523,6 @@ def _train(race_: Race, runner: _Runner) -> None:
         runner.expect(runner.done + _planned_rest(race_, len(alive), i))
     for c in alive:
         race_.status[c.key] = {"state": "survived", "weeks": race_.plan.stages[-1]}
-    # what the outputs say: whether the budget did halve (a planned halving the racing test made needless is not)
-    race_.plan.halving = any(stage["dropped_by_budget"] for stage in race_.stages)
 
 
 def _inf_nan(x: float) -> float:

@@ -82,7 +82,7 @@ def recommendation_record(race: Race, rows: list[dict], rec: dict) -> dict:
                    "policies": list(s.policies), "thresholds": list(s.thresholds), "finalists": len(race.finalists),
                    "racing_alpha": ALPHA},
         "budget": {"budget_s": s.budget_s, "estimate_s": race.plan.estimate_s, "weeks_per_half": race.plan.weeks,
-                   "stages": race.plan.stages, "halving": race.plan.halving, "finish_s": race.plan.finish_s,
+                   "stages": race.plan.stages, "halving": race.halved, "finish_s": race.plan.finish_s,
                    "decisions": race.decisions, **race.timings},
         "forms": {"simulate": forms.simulate_command(s, c), "pybatsim": forms.pybatsim_command(c)},
         "command": forms.tune_command(s), "bftune_version": __version__,

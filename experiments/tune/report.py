@@ -322,7 +322,7 @@ def _budget(race: Race) -> str:
     out = ["<h2>What the budget covered</h2>",
            f"<p>Budget {_fmt(race.settings.budget_s)} on {race.model.workers} worker(s): up to {plan.weeks} resampled "
            f"weeks per half, in stages of {', '.join(map(str, plan.stages))} training weeks"
-           f"{' with successive halving' if plan.halving else ' (every candidate could run every week)'}; "
+           f"{' with successive halving' if race.halved else ' (every candidate could run every week)'}; "
            f"{len(race.finalists)} finalists on {race.test_weeks} testing weeks. "
            f"{t.get('weeks_simulated', 0):,} candidate-weeks simulated, {t.get('weeks_reused', 0):,} taken from earlier "
            f"runs, in {t.get('wall_s', 0):.0f} s of wall time (estimated {plan.estimate_s:.0f} s; "

@@ -182,12 +182,6 @@ def drawn_gains(c: np.ndarray, b: np.ndarray, objective: str, index: np.ndarray)
     return period_objective_gain(cs, bs, objective)
 
 
-def block_gains(c: np.ndarray, b: np.ndarray, objective: str, length: int, seed: int) -> np.ndarray:
-    """Gains of :data:`DRAWS` periods of ``length`` weeks drawn as circular blocks of consecutive weeks."""
-    gains = drawn_gains(c, b, objective, draw_weeks(len(c), length, DRAWS, np.random.default_rng(seed)))
-    return gains[np.isfinite(gains)]
-
-
 def bootstrap_offsets(c: np.ndarray, b: np.ndarray, objective: str, length: int, seed: int) -> tuple[float, float]:
     """How far the gain of a later period of ``length`` weeks may lie from the log's gain, at :data:`LEVEL`,
     were the coming weeks like the log's (module docstring): the central quantiles of a drawn period's gain

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Final
 
 from bftune.schedulers.core import machines as ms
 from bftune.schedulers.core.decisions import Decisions
-from bftune.schedulers.core.easy import check_reservation_model
+from bftune.schedulers.core.easy import QueueOrders, check_reservation_model
 from bftune.schedulers.core.jobs import Job
 from bftune.schedulers.core.ordering import Order
 from bftune.schedulers.core.profile import Profile, intervals_of
@@ -56,7 +56,7 @@ class Placed:
         self.mask = mask  # its machines as a bit set (machines model; 0 in the count model)
 
 
-class Conservative:
+class Conservative(QueueOrders):
     """Backfilling that reserves the first ``depth`` waiting jobs in primary order."""
 
     may_kill = False
@@ -76,15 +76,6 @@ class Conservative:
         self.reserved: dict[str, Placed] = {}  # by job id: the reservations
         self._ends: list[tuple[float, int, str]] = []  # planned ends of running jobs (a heap; stale entries skipped)
         self._count = 0
-
-    @property
-    def priority(self) -> Order:
-        return self.primary
-
-    def use_order(self, order: Order) -> None:
-        """Both queues by ``order`` (a selector's per-period switch); the next pass re-reads the ranks."""
-        self.primary = order
-        self.backfill = order
 
     def describe(self) -> str:
         machines = self.reservation == "machines"

@@ -69,7 +69,26 @@ def shadow_time(by_end: Iterable[Job], avail: int, q: int,
     return shadow, avail, released
 
 
-class Easy:
+class QueueOrders:
+    """The primary order and the backfilling order of a pass, switched together by a selector.
+
+    Shared by EASY and the plan of k reservations (``conservative.py``): a selector sees one interface.
+    """
+
+    primary: Order
+    backfill: Order
+
+    @property
+    def priority(self) -> Order:
+        return self.primary
+
+    def use_order(self, order: Order) -> None:
+        """Both queues by ``order`` (a selector's per-period switch); the next pass re-reads the ranks."""
+        self.primary = order
+        self.backfill = order
+
+
+class Easy(QueueOrders):
     """EASY backfilling with a primary and a backfilling order."""
 
     may_kill = False  # EASY never kills: only hooks (safeguards) or preemptive algorithms do
@@ -81,15 +100,6 @@ class Easy:
         self.backfill = backfill if backfill is not None else primary
         self.reservation = reservation
         self.backfill_enabled = backfill_enabled
-
-    @property
-    def priority(self) -> Order:
-        return self.primary
-
-    def use_order(self, order: Order) -> None:
-        """Both queues by ``order`` (a selector's per-period switch)."""
-        self.primary = order
-        self.backfill = order
 
     def describe(self) -> str:
         if not self.backfill_enabled:

@@ -20,20 +20,26 @@ def _weeks(waits: list[float], jobs: int = 10) -> np.ndarray:
     return out
 
 
+def _period_gains(c: np.ndarray, b: np.ndarray, objective: str, length: int, seed: int) -> np.ndarray:
+    """The gains of validation.DRAWS periods of ``length`` weeks drawn as tune draws them."""
+    index = validation.draw_weeks(len(c), length, validation.DRAWS, np.random.default_rng(seed))
+    return validation.drawn_gains(c, b, objective, index)
+
+
 def test_weeks_with_one_gain_give_that_gain_whatever_is_drawn():
     c, b = _weeks([50, 100, 20, 80, 40]), _weeks([100, 200, 40, 160, 80])
-    gains = validation.block_gains(c, b, "avg_wait", 3, seed=1)
+    gains = _period_gains(c, b, "avg_wait", 3, seed=1)
     assert len(gains) == validation.DRAWS and np.allclose(gains, 0.5)
 
 
 def test_the_interval_spreads_with_the_weeks_and_blocks_keep_neighbours_together():
     c = _weeks([100, 100, 100, 100, 10, 10, 10, 10])  # a good month, then a very good one
     b = _weeks([100] * 8)
-    one_week = validation.block_gains(c, b, "avg_wait", 1, seed=2)
+    one_week = _period_gains(c, b, "avg_wait", 1, seed=2)
     assert set(np.round(one_week, 6)) == {0.0, 0.9}
-    four = validation.block_gains(c, b, "avg_wait", 4, seed=2)
+    four = _period_gains(c, b, "avg_wait", 4, seed=2)
     assert four.min() == pytest.approx(0.0) and four.max() == pytest.approx(0.9)  # whole blocks: 0 and 0.9 occur
-    assert validation.block_gains(c, b, "max_wait", 2, seed=3).max() == pytest.approx(0.9)
+    assert _period_gains(c, b, "max_wait", 2, seed=3).max() == pytest.approx(0.9)
 
 
 def test_a_log_of_one_gain_predicts_that_gain_and_nothing_around_it():
@@ -46,7 +52,7 @@ def test_the_prediction_counts_the_logs_own_uncertainty():
     b = _weeks([100.0] * 12)
     c = _weeks(list(rng.uniform(40, 100, 12)))
     low, high = validation.bootstrap_offsets(c, b, "avg_wait", 12, seed=2)
-    plain = validation.block_gains(c, b, "avg_wait", 12, seed=2)
+    plain = _period_gains(c, b, "avg_wait", 12, seed=2)
     estimate = float(validation.period_objective_gain(c.sum(axis=0), b.sum(axis=0), "avg_wait"))
     plain_low, plain_high = np.quantile(plain, (0.05, 0.95))
     # a later period as long as the log: the spread of the difference of two draws, wider than one draw's
