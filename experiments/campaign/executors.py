@@ -42,6 +42,7 @@ Worker processes and faults:
 
 from __future__ import annotations
 
+import importlib.util
 import multiprocessing
 import multiprocessing.context
 import os
@@ -315,15 +316,39 @@ def dask_client(address: str):
     """
     from distributed import Client
 
+    scheme = address.partition("://")[0] if "://" in address else "tcp"
+    hint = {"tls": "; tls:// needs Dask's TLS settings (distributed.comm.tls: ca-file, client cert and key)",
+            "ucx": "; ucx:// needs Dask's UCX support (the distributed-ucxx package) on this machine",
+            }.get(scheme, "")
+    missing = dask_scheme_missing(scheme)
+    if missing:
+        raise CampaignError(f"--dask {address}: cannot connect to the scheduler ({missing}){hint}")
     try:
         return Client(address, timeout="20s")
-    except (OSError, ValueError, TypeError, ImportError, RuntimeError) as exc:
-        scheme = address.partition("://")[0] if "://" in address else "tcp"
-        hint = {"tls": "; tls:// needs Dask's TLS settings (distributed.comm.tls: ca-file, client cert and key)",
-                "ucx": "; ucx:// needs Dask's UCX support (the distributed-ucxx package) on this machine",
-                }.get(scheme, "")
+    except (OSError, ValueError, TypeError, ImportError, RuntimeError, AssertionError) as exc:
+        # AssertionError: Dask's IO-loop thread that did not start in its 10 s (a loaded machine)
         reason = str(exc).splitlines()[0][:300] if str(exc) else type(exc).__name__
         raise CampaignError(f"--dask {address}: cannot connect to the scheduler ({reason}){hint}") from None
+
+
+def dask_scheme_missing(scheme: str) -> str:
+    """What this machine lacks to open ``scheme://`` (empty when nothing is known to be missing).
+
+    Checked before a ``Client`` is made, so that the answer does not depend on Dask starting its IO loop
+    (a thread that may take more than Dask's 10 s to start on a loaded machine, and then fails with a bare
+    ``AssertionError``).
+    """
+    if scheme == "ucx" and not any(importlib.util.find_spec(name) is not None
+                                   for name in ("distributed_ucxx", "ucxx", "ucp")):
+        return "no UCX package is installed"
+    if scheme == "tls":
+        import dask
+
+        tls = dask.config.get("distributed.comm.tls", default={}) or {}
+        client = tls.get("client") or {}
+        if not (tls.get("ca-file") and client.get("cert")):
+            return "no TLS settings: distributed.comm.tls.ca-file and client.cert are unset"
+    return ""
 
 
 def dask_backend(address) -> Backend:

@@ -105,3 +105,19 @@ def test_schemes_dask_cannot_open_here_are_one_line(address, advice):
     with pytest.raises(CampaignError, match="cannot connect to the scheduler") as err:
         dask_backend(address)
     assert advice in str(err.value) and "\n" not in str(err.value)
+
+
+def test_scheme_checks_say_what_is_missing_before_dask_starts(monkeypatch):
+    """The check runs before a Client: its answer must not depend on Dask's IO loop (CI saw it not start)."""
+    dask = pytest.importorskip("dask")
+    from bftune.experiments.campaign import executors
+
+    assert executors.dask_scheme_missing("tcp") == ""
+    with dask.config.set({"distributed.comm.tls.ca-file": None}):
+        assert "TLS settings" in executors.dask_scheme_missing("tls")
+    with dask.config.set({"distributed.comm.tls.ca-file": "ca.pem", "distributed.comm.tls.client.cert": "c.pem"}):
+        assert executors.dask_scheme_missing("tls") == ""
+    monkeypatch.setattr(executors.importlib.util, "find_spec", lambda name: object() if name == "ucxx" else None)
+    assert executors.dask_scheme_missing("ucx") == ""
+    monkeypatch.setattr(executors.importlib.util, "find_spec", lambda name: None)
+    assert "UCX" in executors.dask_scheme_missing("ucx")
