@@ -41,7 +41,8 @@ from pathlib import Path
 import numpy as np
 
 from bftune.experiments.tune.validation import (DRIFT_FILE, LEVEL, bootstrap_offsets, period_objective_gain,
-                                                week_sums)
+                                                period_total, week_sums)
+from bftune.experiments.tune.weeks import OBJECTIVES
 from bftune.schedulers.config import SchedulerConfig
 from bftune.workloads.model import WEEK
 from bftune.workloads.read import read_workload
@@ -57,7 +58,6 @@ CANDIDATES = {"EASY-SPF-SPF 20h": {"policy": "SPF", "backfill_policy": "SPF", "t
 HORIZONS = (4, 13, 26, 52)
 STEP_WEEKS = 4
 MIN_PAST_WEEKS = 12
-OBJECTIVE = "avg_wait"
 TAU = 10.0
 
 
@@ -71,8 +71,8 @@ def simulate(name: str) -> dict[str, np.ndarray]:
             for label, options in configs.items()}
 
 
-def scores(name: str, sums: dict[str, np.ndarray]) -> list[dict]:
-    """The drift score of every cut, candidate and horizon of one trace (module docstring)."""
+def scores(name: str, sums: dict[str, np.ndarray], objective: str) -> list[dict]:
+    """The drift score of ``objective`` at every cut, candidate and horizon of one trace (module docstring)."""
     base = sums["EASY-FCFS"]
     out = []
     for label in CANDIDATES:
@@ -82,17 +82,17 @@ def scores(name: str, sums: dict[str, np.ndarray]) -> list[dict]:
                 if cut + horizon > len(base):
                     continue
                 past_c, past_b = cand[:cut], base[:cut]
-                estimate = period_objective_gain(past_c.sum(axis=0), past_b.sum(axis=0), OBJECTIVE)
-                low, high = bootstrap_offsets(past_c, past_b, OBJECTIVE, horizon, seed=cut)
-                realized = period_objective_gain(cand[cut:cut + horizon].sum(axis=0),
-                                                 base[cut:cut + horizon].sum(axis=0), OBJECTIVE)
+                estimate = period_objective_gain(period_total(past_c), period_total(past_b), objective)
+                low, high = bootstrap_offsets(past_c, past_b, objective, horizon, seed=cut)
+                realized = period_objective_gain(period_total(cand[cut:cut + horizon]),
+                                                 period_total(base[cut:cut + horizon]), objective)
                 if not (np.isfinite(estimate) and np.isfinite(realized)) or high <= 0 or low >= 0:
                     continue
                 moved = realized - estimate
                 score = moved / high if moved >= 0 else moved / low
-                out.append({"trace": name, "candidate": label, "cut": cut, "horizon": horizon,
-                            "estimate": estimate, "realized": realized, "low": estimate + low,
-                            "high": estimate + high, "score": float(score)})
+                out.append({"trace": name, "objective": objective, "candidate": label, "cut": cut,
+                            "horizon": horizon, "estimate": float(estimate), "realized": float(realized),
+                            "low": float(estimate + low), "high": float(estimate + high), "score": float(score)})
     return out
 
 
@@ -110,7 +110,37 @@ def trace_quantile(rows: list[dict], level: float) -> float:
 
 
 def one(name: str) -> list[dict]:
-    return scores(name, simulate(name))
+    sums = simulate(name)
+    return [row for objective in OBJECTIVES for row in scores(name, sums, objective)]
+
+
+def table(rows: list[dict]) -> dict[int, float]:
+    """Print the coverage table of one objective's rows; its drift factor for each horizon."""
+    factors = {}
+    print("| later period | cuts x candidates | plain bootstrap held | drift factor | widened held, "
+          "leave-one-trace-out | per trace (leave-one-out) |")
+    print("|---|---|---|---|---|---|")
+    for horizon in HORIZONS:
+        mine = [r for r in rows if r["horizon"] == horizon]
+        if not mine:
+            continue
+        all_scores = np.array([r["score"] for r in mine])
+        factors[horizon] = trace_quantile(mine, LEVEL)
+        plain = int((all_scores <= 1).sum())
+        held, per_trace, trace_shares = 0, [], []
+        for name in TRACES:
+            own = np.array([r["score"] for r in mine if r["trace"] == name])
+            others = [r for r in mine if r["trace"] != name]
+            if not len(own) or not others:
+                continue
+            factor = trace_quantile(others, LEVEL)
+            held += int((own <= factor).sum())
+            trace_shares.append(float((own <= factor).mean()))
+            per_trace.append(f"{name.split('-')[0]}-{name.split('-')[1]} {int((own <= factor).sum())}/{len(own)}")
+        print(f"| {horizon} weeks | {len(mine)} | {plain}/{len(mine)} ({plain / len(mine):.0%}) | "
+              f"{factors[horizon]:.2f} | {held}/{len(mine)} ({held / len(mine):.0%}; traces alike "
+              f"{np.mean(trace_shares):.0%}) | {', '.join(per_trace)} |")
+    return factors
 
 
 def main() -> int:
@@ -127,34 +157,19 @@ def main() -> int:
             rows = [row for rows in pool.map(one, TRACES) for row in rows]
         if args.rows is not None:
             args.rows.write_text("".join(json.dumps(r) + "\n" for r in rows))
-    factors = {}
-    print(f"drift of the later-period gain on {len(TRACES)} archive traces, objective {OBJECTIVE}, "
-          f"level {LEVEL:.0%}\n")
-    print("| later period | cuts x candidates | plain bootstrap held | drift factor | widened held, "
-          "leave-one-trace-out | per trace (leave-one-out) |")
-    print("|---|---|---|---|---|---|")
-    for horizon in HORIZONS:
-        mine = [r for r in rows if r["horizon"] == horizon]
-        all_scores = np.array([r["score"] for r in mine])
-        factors[horizon] = trace_quantile(mine, LEVEL)
-        plain = int((all_scores <= 1).sum())
-        held, per_trace, trace_shares = 0, [], []
-        for name in TRACES:
-            own = np.array([r["score"] for r in mine if r["trace"] == name])
-            if not len(own):
-                continue
-            factor = trace_quantile([r for r in mine if r["trace"] != name], LEVEL)
-            held += int((own <= factor).sum())
-            trace_shares.append(float((own <= factor).mean()))
-            per_trace.append(f"{name.split('-')[0]}-{name.split('-')[1]} {int((own <= factor).sum())}/{len(own)}")
-        print(f"| {horizon} weeks | {len(mine)} | {plain}/{len(mine)} ({plain / len(mine):.0%}) | "
-              f"{factors[horizon]:.2f} | {held}/{len(mine)} ({held / len(mine):.0%}; traces alike "
-              f"{np.mean(trace_shares):.0%}) | {', '.join(per_trace)} |")
+    measured = {}
+    for objective in OBJECTIVES:
+        mine = [r for r in rows if r.get("objective", "avg_wait") == objective]
+        print(f"\ndrift of the later-period gain on {len(TRACES)} archive traces, objective {objective}, "
+              f"level {LEVEL:.0%}\n")
+        factors = table(mine)
+        if len(factors) < len(HORIZONS):
+            sys.exit(f"later_drift: {objective} has no score at some horizon: rerun without --rows")
+        measured[objective] = {"factors": [round(factors[h], 3) for h in HORIZONS], "scores": len(mine)}
     if args.write:
-        record = {"level": LEVEL, "objective": OBJECTIVE, "horizons_weeks": list(HORIZONS),
-                  "factors": [round(factors[h], 3) for h in HORIZONS], "traces": list(TRACES),
-                  "candidates": list(CANDIDATES), "step_weeks": STEP_WEEKS, "min_past_weeks": MIN_PAST_WEEKS,
-                  "scores": len(rows), "measured": date.today().isoformat(),
+        record = {"level": LEVEL, "horizons_weeks": list(HORIZONS), "objectives": measured,
+                  "traces": list(TRACES), "candidates": list(CANDIDATES), "step_weeks": STEP_WEEKS,
+                  "min_past_weeks": MIN_PAST_WEEKS, "measured": date.today().isoformat(),
                   "command": "uv run python benchmarks/later_drift.py --write"}
         DRIFT_FILE.write_text(json.dumps(record, indent=1) + "\n")
         print(f"\nwrote {DRIFT_FILE}")

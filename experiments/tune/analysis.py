@@ -35,6 +35,7 @@ from bftune.experiments.tune.candidates import Candidate, complexity
 from bftune.experiments.tune.engine import Race, eligible
 from bftune.experiments.tune.stats import LEVEL, RECOMMENDATION_RESAMPLES, bootstrap_ci, nanmean
 from bftune.experiments.tune.validation import validate
+from bftune.experiments.tune.weeks import n_weeks
 
 HOUR = 3600.0
 #: A user is judged for fairness with at least this many jobs in the testing weeks.
@@ -131,7 +132,7 @@ def recommend(race: Race, rows: list[dict]) -> dict:
     if later is not None:
         late_low, late_high = later["later_period_interval"]
         if not late_low > 0 or not later["held_out_gain"] > 0:
-            because = (f"its interval for a later period of {later['later_weeks']} weeks, "
+            because = (f"its interval for a later period of {n_weeks(later['later_weeks'])}, "
                        f"[{100 * late_low:+.1f}, {100 * late_high:+.1f}] %, includes zero" if not late_low > 0 else
                        f"on the log's last {later['holdout']:.0%}, kept out of the search, it gained "
                        f"{100 * later['held_out_gain']:+.1f} %")
@@ -300,13 +301,13 @@ def reason_text(row: dict) -> str:
         return "finalist: judged on the testing half"
     state = st.get("state")
     if state == "survived":
-        return f"survived {st.get('weeks')} weeks; not among the finalists" + (
+        return f"survived {n_weeks(st.get('weeks'))}; not among the finalists" + (
             "" if row.get("eligible", True) else " (over the MaxWait limit)")
     if state == "failed":
         return f"failed: {st.get('reason')}"
     if state != "dropped":
         return state or ""
-    where = f"at stage {st['stage']} ({st['weeks']} weeks)"
+    where = f"at stage {st['stage']} ({n_weeks(st['weeks'])})"
     if st["reason"] == "budget":
         return f"dropped by the budget {where}: ranked {st['rank']} of {st['of']} by mean ratio (successive halving)"
     what = "worse than the leader" if st["reason"] == "worse" else "MaxWait ratio above the limit"

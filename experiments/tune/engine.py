@@ -41,7 +41,7 @@ from bftune.experiments.tune.candidates import Candidate, baselines, build
 from bftune.experiments.tune.datacheck import WARN_WORK_SHARE, DataRefused, check_data, replay_of, whole_log_baseline
 from bftune.experiments.tune.stats import nanmean, race, ratio
 from bftune.experiments.tune.store import TUNE, WeekStore, data_identity, open_dir
-from bftune.experiments.tune.weeks import Source, pool, run_task, spec_of, task_source
+from bftune.experiments.tune.weeks import Source, n_weeks, pool, run_task, spec_of, task_source
 from bftune.workloads.cleaning import identity_name
 from bftune.workloads.model import WEEK
 from bftune.workloads.slurm import user_names
@@ -464,7 +464,7 @@ def _train(race_: Race, runner: _Runner) -> None:
     i = 0
     while i < len(race_.plan.stages):
         n = race_.plan.stages[i]
-        detail = f"training stage {i + 1}/{len(race_.plan.stages)}: {len(alive)} candidates x {n} weeks"
+        detail = f"training stage {i + 1}/{len(race_.plan.stages)}: {len(alive)} candidates x {n_weeks(n)}"
         stage_start = time.perf_counter()
         runner.run("train", [*base_list, *alive], n, detail)
         if i == 0:
@@ -585,7 +585,7 @@ def _test(race_: Race, runner: _Runner) -> None:
     bases = sorted({c.warmup for c in finalists} | {0})
     runner.expect(runner.done + (len(finalists) + len(bases)) * race_.test_weeks)
     runner.run("test", [race_.baselines[w] for w in bases] + finalists, race_.test_weeks,
-               f"testing half: {len(finalists)} finalists x {race_.test_weeks} weeks")
+               f"testing half: {len(finalists)} finalists x {n_weeks(race_.test_weeks)}")
     _stop_if_lost(race_, runner, any(key not in runner.failed for key in race_.finalists) or not finalists)
     for key in list(race_.finalists):
         if key in runner.failed:

@@ -34,7 +34,7 @@ from bftune.experiments.tune.budget import _fmt
 from bftune.experiments.tune.candidates import normalised, sentence
 from bftune.experiments.tune.engine import Race
 from bftune.experiments.tune.stats import ALPHA, LEVEL, RECOMMENDATION_RESAMPLES
-from bftune.experiments.tune.weeks import METRICS, OBJECTIVES
+from bftune.experiments.tune.weeks import METRICS, OBJECTIVES, n_weeks
 from bftune.schedulers.config import SchedulerConfig
 from bftune.schedulers.slurmconf import conf_diff, fragment
 from bftune.support.files import atomic_write_many
@@ -104,7 +104,7 @@ def slurm_conf_text(race: Race, slurm: dict) -> str:
     about = [f"bftune tune ({race.data['name']}, objective {race.settings.objective}): the best Slurm setting, "
              f"{best['label']}",
              f"gain against {race.base_label}: {100 * best['gain']:+.1f} % [{100 * low:+.1f}, {100 * high:+.1f}] "
-             f"({best['half']} half, {best['weeks']} weeks); report.html sets it beside the best EASY"]
+             f"({best['half']} half, {n_weeks(best['weeks'])}); report.html sets it beside the best EASY"]
     if race.settings.site_text is None:
         return fragment(config, header=about)
     diff = conf_diff(race.settings.site_text, config, race.settings.site_path or "slurm.conf",
@@ -236,7 +236,7 @@ def summary_text(race: Race, rows: list[dict], rec: dict, record: dict) -> str:
         lo, hi = record["interval"]
         risk = record["risk"]
         lines.append(f"  expected {s.objective} gain on the testing half: {100 * record['gain']:.1f} % "
-                     f"[{100 * lo:.1f}, {100 * hi:.1f}] ({LEVEL:.0%} paired bootstrap over {race.test_weeks} weeks)")
+                     f"[{100 * lo:.1f}, {100 * hi:.1f}] ({LEVEL:.0%} paired bootstrap over {n_weeks(race.test_weeks)})")
         lines.append(f"  MaxWait vs {race.base_label}: mean ratio {risk['max_wait_ratio']:.2f}, largest wait "
                      f"{risk.get('largest_wait_s', float('nan')) / 3600:.1f} h ({race.base_label} "
                      f"{risk.get('baseline_largest_wait_s', float('nan')) / 3600:.1f} h), 99th percentile "
@@ -249,7 +249,7 @@ def summary_text(race: Race, rows: list[dict], rec: dict, record: dict) -> str:
     later = rec.get("validation")
     if later is not None:
         lo, hi = later["later_period_interval"]
-        lines.append(f"  a later period of {later['later_weeks']} weeks: {s.objective} gain in "
+        lines.append(f"  a later period of {n_weeks(later['later_weeks'])}: {s.objective} gain in "
                      f"[{100 * lo:+.1f}, {100 * hi:+.1f}] % ({later['level']:.0%}, real weeks widened by the archive traces' drift); "
                      f"on the held-out last {later['holdout']:.0%} of the log: {100 * later['held_out_gain']:+.1f} %"
                      + ("" if rec["keep_baseline"] else f" (candidate {rec['row']['label']})"))
@@ -260,7 +260,7 @@ def summary_text(race: Race, rows: list[dict], rec: dict, record: dict) -> str:
     for row in rows[:8]:
         test = f", test {100 * row['test_gain']:+.1f} %" if row.get("finalist") else ""
         train = f"{100 * row['train_gain']:+.1f} %" if "train_gain" in row else "-"
-        lines.append(f"  {row['rank']:>3}. {row['label']:<34} train {train} over {row['train_weeks']} weeks{test}")
+        lines.append(f"  {row['rank']:>3}. {row['label']:<34} train {train} over {n_weeks(row['train_weeks'])}{test}")
     lines += slurm_lines(record)
     t = race.timings
     lines.append(f"budget {_fmt(s.budget_s)}: {t.get('weeks_simulated', 0)} candidate-weeks simulated, "
@@ -279,7 +279,7 @@ def slurm_lines(record: dict) -> list[str]:
 
     def said(entry: dict) -> str:
         low, high = entry["interval"]
-        where = f" ({entry['half']}, {entry['weeks']} weeks)" if "half" in entry else ""
+        where = f" ({entry['half']}, {n_weeks(entry['weeks'])})" if "half" in entry else ""
         return f"{entry['label']}: {100 * entry['gain']:+.1f} % [{100 * low:+.1f}, {100 * high:+.1f}]{where}"
 
     lines = ["Slurm (gain against the baseline, 95 % interval):", f"  site's current setting  {said(slurm['site'])}",
@@ -289,6 +289,6 @@ def slurm_lines(record: dict) -> list[str]:
         lines.append(f"  best EASY               {said(slurm['best_easy'])}")
         lines.append(f"  gap best EASY - best Slurm: {100 * gap['gap']:+.1f} points "
                      f"[{100 * gap['interval'][0]:+.1f}, {100 * gap['interval'][1]:+.1f}] ({gap['half']} half, "
-                     f"{gap['weeks']} weeks)")
+                     f"{n_weeks(gap['weeks'])})")
     lines.append(f"  slurm.conf lines: {slurm['file']}")
     return lines

@@ -20,6 +20,7 @@ from bftune.experiments.tune.candidates import REQUIRES, sentence
 from bftune.experiments.tune.engine import Race
 from bftune.experiments.tune.analysis import reason_text
 from bftune.experiments.tune.stats import ALPHA, LEVEL, RANKING_RESAMPLES, RECOMMENDATION_RESAMPLES
+from bftune.experiments.tune.weeks import n_weeks
 
 STYLE = """
 body{font-family:system-ui,-apple-system,Segoe UI,Helvetica,Arial,sans-serif;max-width:1100px;margin:24px auto;
@@ -138,7 +139,7 @@ def _later(rec: dict, objective: str) -> str:
     lo, hi = later["later_period_interval"]
     who = rec["row"]["label"] if rec.get("row") else "the best candidate"
     cls = "good" if lo > 0 and later["held_out_gain"] > 0 else "bad"
-    return (f"<p class=\"{cls}\">For a later period of {later['later_weeks']} weeks, {_e(who)} may gain "
+    return (f"<p class=\"{cls}\">For a later period of {n_weeks(later['later_weeks'])}, {_e(who)} may gain "
             f"<b>{_interval((lo, hi))}</b> in {_e(objective)} ({later['level']:.0%}: the log's real weeks, each "
             f"simulated as it happened, drawn as periods, widened by how far later periods drifted on the archive "
             f"traces; weeks just like the past ones would bring "
@@ -165,7 +166,7 @@ def _recommendation(race: Race, rec: dict, record: dict) -> str:
     out.append(f"<p>Expected gain in {_e(s.objective)} on the testing half: <span class=\"big {cls}\">"
                f"{_pct(record['gain'])}</span>, {LEVEL:.0%} interval {_interval((lo, hi))} "
                f"(paired bootstrap over {race.test_weeks} resampled testing weeks; on the training half "
-               f"{_pct(record['training_gain'])} over {record['training_weeks']} weeks).</p>")
+               f"{_pct(record['training_gain'])} over {n_weeks(record['training_weeks'])}).</p>")
     out.append(f"<table><tr><th>risk against {_e(race.base_label)} (testing half)</th><th>value</th></tr>")
     rows = [("mean MaxWait ratio (per week)", f"{risk['max_wait_ratio']:.2f} {_interval_raw(risk['max_wait_ratio_interval'])}"),
             ("worst week's MaxWait ratio", f"{risk['worst_week_max_wait_ratio']:.2f}"),
@@ -206,7 +207,7 @@ def _slurm(race: Race, record: dict) -> str:
         columns.append(("the best EASY", slurm["best_easy"]))
 
     def half(entry: dict) -> str:
-        return f"{entry['half']} half, {entry['weeks']} weeks" if "half" in entry else "the baseline"
+        return f"{entry['half']} half, {n_weeks(entry['weeks'])}" if "half" in entry else "the baseline"
 
     out = ["<h2 id=\"slurm\">Slurm: your setting, the best Slurm setting, the best EASY</h2><div class=\"box\">",
            f"<p>Gains in {_e(race.settings.objective)} against {_e(race.base_label)}, with their {LEVEL:.0%} "

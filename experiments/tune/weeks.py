@@ -155,3 +155,8 @@ def run_task(task: dict) -> dict:
 def task_source(source: Source) -> dict:
     """A :class:`Source` as a task carries it."""
     return asdict(source)
+
+
+def n_weeks(n: int | None) -> str:
+    """``n`` with "week" or "weeks", as the terminal and the report say it ("1 week", "8 weeks")."""
+    return f"{n} week" if n == 1 else f"{n} weeks"

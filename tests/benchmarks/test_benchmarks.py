@@ -171,7 +171,7 @@ def test_the_drift_benchmark_scores_a_later_period_by_its_distance_in_interval_h
     # the candidate gains 20-40 % for 120 weeks, then 70 %: the later periods lie far above the past's interval
     gains = list(rng.uniform(0.2, 0.4, 120)) + [0.7] * 20
     sums = {"EASY-FCFS": base, **{label: _week_sums([100.0 * (1 - g) for g in gains]) for label in drift.CANDIDATES}}
-    rows = drift.scores("T", sums)
+    rows = drift.scores("T", sums, "avg_wait")
     assert rows and {r["horizon"] for r in rows} <= set(drift.HORIZONS)
     late = [r for r in rows if r["cut"] == 120]  # the first cut after the jump (later cuts see some of it)
     assert late and all(r["score"] > 1 and r["realized"] > r["high"] for r in late)

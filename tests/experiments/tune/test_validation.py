@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 from bftune.experiments.cli.main import main
 from bftune.experiments.tune import validation
+from bftune.experiments.tune.weeks import OBJECTIVES
 from bftune.schedulers.config import SchedulerConfig
 from bftune.workloads.synthetic import generate
 
@@ -60,17 +61,27 @@ def test_the_prediction_counts_the_logs_own_uncertainty():
     assert plain_low < estimate < plain_high
 
 
-def test_the_drift_factors_are_the_measured_ones_between_lengths_interpolated():
+@pytest.mark.parametrize("objective", list(OBJECTIVES))
+def test_the_drift_factors_are_the_measured_ones_between_lengths_interpolated(objective):
     record = validation.drift()
     assert record["command"].startswith("uv run python benchmarks/later_drift.py")
-    lengths, factors = record["horizons_weeks"], record["factors"]
+    lengths, factors = record["horizons_weeks"], record["objectives"][objective]["factors"]
     for length, factor in zip(lengths, factors):
-        assert validation.drift_factor(length) == pytest.approx(factor)
-    assert validation.drift_factor(1) == pytest.approx(factors[0])  # outside: the nearest measured
-    assert validation.drift_factor(10 * lengths[-1]) == pytest.approx(factors[-1])
-    middle = validation.drift_factor(int(round((lengths[1] * lengths[2]) ** 0.5)))
+        assert validation.drift_factor(length, objective) == pytest.approx(factor)
+    assert validation.drift_factor(1, objective) == pytest.approx(factors[0])  # outside: the nearest measured
+    assert validation.drift_factor(10 * lengths[-1], objective) == pytest.approx(factors[-1])
+    middle = validation.drift_factor(int(round((lengths[1] * lengths[2]) ** 0.5)), objective)
     assert min(factors[1], factors[2]) <= middle <= max(factors[1], factors[2])
-    assert all(f >= 1.0 for f in factors)  # on the archive traces later periods moved at least as far
+    assert record["objectives"][objective]["scores"] > 100  # every objective measured, not copied
+
+
+def test_a_period_of_weeks_keeps_its_largest_wait_not_the_sum_of_the_weekly_ones():
+    weeks = _weeks([50, 100, 20])
+    total = validation.period_total(weeks)
+    assert total[5] == weeks[:, 5].max() and total[0] == weeks[:, 0].sum() and total[4] == weeks[:, 4].sum()
+    b = _weeks([100, 200, 40])
+    # MaxWait: the period's largest waits (100 against 200), not the sums of the weekly largest
+    assert validation.period_objective_gain(total, validation.period_total(b), "max_wait") == pytest.approx(0.5)
 
 
 def test_a_period_against_itself_gains_nothing():
