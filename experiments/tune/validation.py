@@ -171,10 +171,10 @@ def objective_of(sums: np.ndarray, objective: str) -> np.ndarray:
         return sums[..., 5]
 
 
-def period_total(sums: np.ndarray) -> np.ndarray:
-    """The columns of a period from those of its weeks (leading axis): sums, but the largest wait's maximum."""
-    total = sums.sum(axis=0)
-    total[..., 5] = sums[..., 5].max(axis=0)
+def period_total(sums: np.ndarray, axis: int = 0) -> np.ndarray:
+    """The columns of a period from those of its weeks (along ``axis``): sums, but the largest wait's maximum."""
+    total = sums.sum(axis=axis)
+    total[..., 5] = sums[..., 5].max(axis=axis)
     return total
 
 
@@ -187,11 +187,7 @@ def draw_weeks(n: int, length: int, draws: int, rng: np.random.Generator) -> np.
 
 def drawn_gains(c: np.ndarray, b: np.ndarray, objective: str, index: np.ndarray) -> np.ndarray:
     """The gain of each drawn period (rows of ``index``) from the week sums ``c`` (candidate), ``b`` (baseline)."""
-    if objective == "max_wait":
-        cs, bs = c[index].max(axis=1), b[index].max(axis=1)
-    else:
-        cs, bs = c[index].sum(axis=1), b[index].sum(axis=1)
-    return period_objective_gain(cs, bs, objective)
+    return period_objective_gain(period_total(c[index], axis=1), period_total(b[index], axis=1), objective)
 
 
 def bootstrap_offsets(c: np.ndarray, b: np.ndarray, objective: str, length: int, seed: int) -> tuple[float, float]:
