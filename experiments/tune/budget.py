@@ -35,7 +35,9 @@ the first stage, which also prepares the workers, the simulations'
 worker-seconds alone: a busy machine, idle workers at a stage's end, a cost
 model that over- or under-estimates are in it).  When every survivor can run every remaining week within what is left,
 all go on (the racing test may have saved what halving was planned for);
-otherwise the better half goes on and what the racing test saved buys more
+when more than half of them can, the most that can go on, to the last week
+(rather than half, which left the time unspent when the pace turned out
+faster); otherwise the better half goes on and what the racing test saved buys more
 weeks (N grows, up to ``--weeks``): a near tie between the last candidates is
 settled on as many weeks as the budget allows, rather than kept undecided
 among many candidates.  Each stage's decision is saved in ``tune.json`` as it
@@ -213,7 +215,8 @@ def next_stage(model: CostModel, plan: Plan, done: int, ranked_costs: list[float
     """``(candidates, weeks)``: how many of the ranked survivors go on after the stage that ended at ``done``
     weeks, and the weeks per half the plan now reaches (module docstring).
 
-    When every survivor fits every week up to ``--weeks`` in what is left, all go on.  Otherwise
+    When every survivor fits every week up to ``--weeks`` in what is left, all go on; when at least the
+    better half does, the most that fit go on, with no further halving.  Otherwise
     successive halving: the better half goes on (at least the finalists), and what the racing test saved
     buys weeks - the plan reaches the most weeks (up to ``--weeks``) that fit; if no further stage fits even
     for the finalists, training stops at ``done`` weeks.  ``ranked_costs``: each survivor's training week
@@ -238,7 +241,17 @@ def next_stage(model: CostModel, plan: Plan, done: int, ranked_costs: list[float
         return count, ceiling
     if not plan.halving and fits(count, plan.weeks, False):
         return count, plan.weeks
-    for m in dict.fromkeys((halving(count, floor, 1), floor)):
+    half = halving(count, floor, 1)
+    if half < count and fits(half, ceiling, False):  # more than half fit every week: the most that do
+        low, high = half, count - 1
+        while low < high:  # the estimate grows with the candidates kept (their costs, best first, summed)
+            mid = (low + high + 1) // 2
+            if fits(mid, ceiling, False):
+                low = mid
+            else:
+                high = mid - 1
+        return low, ceiling
+    for m in dict.fromkeys((half, floor)):
         low, high = done + 1, ceiling
         if low > high or not fits(m, low, True):
             continue

@@ -119,6 +119,24 @@ def test_when_every_survivor_fits_every_week_none_is_dropped_by_the_budget():
     assert bud.next_stage(model(), plan, 8, [0.001] * 4, spent) == (4, 250)
 
 
+def test_when_more_than_half_fit_every_week_the_most_that_fit_go_on():
+    """HPC2N at 1 min halved 24 to 12 where 22 fitted, then ended with 41 % of the budget unspent."""
+    plan = bud.make_plan(model(), [0.01] * 40, [0.01] * 40, 0.01, 0.01, budget_s=60, max_weeks=250, finalists=3)
+    assert plan.halving  # not all 40 fit
+    spent = plan.setup_s + model().wall((40 + 1) * 8 * 0.01, plan.weeks, 1)
+    left = plan.budget_s - plan.finish_s - spent
+
+    def rest(m: int) -> float:  # what next_stage estimates for m survivors to the cap, no halving
+        return (bud._estimate(model(), 250, m, 3, False, 0.01, 0.01, 0.01, 0.01, done=8) - model().read_s
+                - model().resample_s_per_week * 250)
+
+    survivors = next(n for n in range(4, 41) if rest(n) > left)  # the fewest survivors that no longer all fit
+    assert rest(bud.halving(survivors, 3, 1)) <= left  # half of them would fit: room between half and all
+    keep, weeks = bud.next_stage(model(), plan, 8, [0.01] * survivors, spent)
+    assert weeks == 250 and bud.halving(survivors, 3, 1) < keep < survivors
+    assert rest(keep) <= left < rest(keep + 1)  # the most that fit, not half
+
+
 def test_a_slower_pace_than_estimated_buys_fewer_weeks():
     plan = bud.make_plan(model(), [0.01] * 40, [0.01] * 40, 0.01, 0.01, budget_s=12, max_weeks=250, finalists=3)
     spent = plan.setup_s + model().wall((40 + 1) * 8 * 0.01, plan.weeks, 1)
