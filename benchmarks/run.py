@@ -46,7 +46,7 @@ BENCHMARKS = {
                       "measured time after --)",
     "tune": "wall and CPU time of `bftune tune` on a synthetic log as users run it (fresh process)",
     "later_drift": "how far the gain of a later period moved from what the weeks before it suggest, at every cut "
-                   "of the archive traces: the drift factors of tune's later-period interval (--write: "
+                   "of the archive traces: the drift factors of tune's later-period interval, one set per objective (--write: "
                    "experiments/tune/drift.json; a few minutes)",
     "tune_coverage": "how often `bftune tune`'s later-period and testing-half intervals hold the gain realized on "
                      "the later part of each archive trace (tune on the first 60 %; several minutes per trace)",

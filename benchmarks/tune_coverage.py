@@ -24,6 +24,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from bftune.experiments.cli import accelerate
 from bftune.experiments.tune.validation import period_gain
 from bftune.schedulers.config import SchedulerConfig
 from bftune.workloads.model import WEEK
@@ -109,7 +110,8 @@ def main() -> int:
         row = one(name, args.share, args.budget, out)
         rows.append(row)
         print(json.dumps(row), flush=True)
-    print(f"\ntune on the first {args.share:.0%}, realized gain on the rest as it happened (budget {args.budget}):\n")
+    print(f"\ntune on the first {args.share:.0%}, realized gain on the rest as it happened (budget {args.budget}; "
+          f"{accelerate.status().splitlines()[0]}):\n")
     print("| trace | candidate judged | later part | testing-half interval | later-period interval (weeks) | "
           "realized | in later-period | in testing |")
     print("|---|---|---|---|---|---|---|---|")
