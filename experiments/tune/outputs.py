@@ -34,7 +34,7 @@ from bftune.experiments.tune.budget import _fmt
 from bftune.experiments.tune.candidates import normalised, sentence
 from bftune.experiments.tune.engine import Race
 from bftune.experiments.tune.stats import ALPHA, LEVEL, RECOMMENDATION_RESAMPLES
-from bftune.experiments.tune.weeks import METRICS, OBJECTIVES, n_weeks
+from bftune.experiments.tune.weeks import METRICS, OBJECTIVES, n_weeks, objective_name
 from bftune.schedulers.config import SchedulerConfig
 from bftune.schedulers.slurmconf import conf_diff, fragment
 from bftune.support.files import atomic_write_many
@@ -249,7 +249,7 @@ def summary_text(race: Race, rows: list[dict], rec: dict, record: dict) -> str:
     later = rec.get("validation")
     if later is not None:
         lo, hi = later["later_period_interval"]
-        lines.append(f"  a later period of {n_weeks(later['later_weeks'])}: {s.objective} gain in "
+        lines.append(f"  a later period of {n_weeks(later['later_weeks'])}: {objective_name(s.objective)} gain in "
                      f"[{100 * lo:+.1f}, {100 * hi:+.1f}] % ({later['level']:.0%}, real weeks widened by the archive traces' drift); "
                      f"on the held-out last {later['holdout']:.0%} of the log: {100 * later['held_out_gain']:+.1f} %"
                      + ("" if rec["keep_baseline"] else f" (candidate {rec['row']['label']})"))

@@ -20,7 +20,7 @@ from bftune.experiments.tune.candidates import REQUIRES, sentence
 from bftune.experiments.tune.engine import Race
 from bftune.experiments.tune.analysis import reason_text
 from bftune.experiments.tune.stats import ALPHA, LEVEL, RANKING_RESAMPLES, RECOMMENDATION_RESAMPLES
-from bftune.experiments.tune.weeks import n_weeks
+from bftune.experiments.tune.weeks import n_weeks, objective_name
 
 STYLE = """
 body{font-family:system-ui,-apple-system,Segoe UI,Helvetica,Arial,sans-serif;max-width:1100px;margin:24px auto;
@@ -140,7 +140,7 @@ def _later(rec: dict, objective: str) -> str:
     who = rec["row"]["label"] if rec.get("row") else "the best candidate"
     cls = "good" if lo > 0 and later["held_out_gain"] > 0 else "bad"
     return (f"<p class=\"{cls}\">For a later period of {n_weeks(later['later_weeks'])}, {_e(who)} may gain "
-            f"<b>{_interval((lo, hi))}</b> in {_e(objective)} ({later['level']:.0%}: the log's real weeks, each "
+            f"<b>{_interval((lo, hi))}</b> in {_e(objective_name(objective))} ({later['level']:.0%}: the log's real weeks, each "
             f"simulated as it happened, drawn as periods, widened by how far later periods drifted on the archive "
             f"traces; weeks just like the past ones would bring "
             f"{_interval(later['like_the_past_by_weeks'][str(later['later_weeks'])])}). On the log's last "
@@ -163,7 +163,7 @@ def _recommendation(race: Race, rec: dict, record: dict) -> str:
     lo, hi = record["interval"]
     risk = record["risk"]
     cls = "good" if lo > 0 else "bad" if hi < 0 else ""
-    out.append(f"<p>Expected gain in {_e(s.objective)} on the testing half: <span class=\"big {cls}\">"
+    out.append(f"<p>Expected gain in {_e(objective_name(s.objective))} on the testing half: <span class=\"big {cls}\">"
                f"{_pct(record['gain'])}</span>, {LEVEL:.0%} interval {_interval((lo, hi))} "
                f"(paired bootstrap over {race.test_weeks} resampled testing weeks; on the training half "
                f"{_pct(record['training_gain'])} over {n_weeks(record['training_weeks'])}).</p>")
@@ -210,7 +210,7 @@ def _slurm(race: Race, record: dict) -> str:
         return f"{entry['half']} half, {n_weeks(entry['weeks'])}" if "half" in entry else "the baseline"
 
     out = ["<h2 id=\"slurm\">Slurm: your setting, the best Slurm setting, the best EASY</h2><div class=\"box\">",
-           f"<p>Gains in {_e(race.settings.objective)} against {_e(race.base_label)}, with their {LEVEL:.0%} "
+           f"<p>Gains in {_e(objective_name(race.settings.objective))} against {_e(race.base_label)}, with their {LEVEL:.0%} "
            "intervals: on the testing half when both are finalists, else on the training weeks both ran.</p>",
            "<table><tr><th></th>" + "".join(f"<th>{_e(name)}</th>" for name, _ in columns) + "</tr>",
            "<tr><td>setting</td>" + "".join(f"<td>{_e(entry['label'])}</td>" for _, entry in columns) + "</tr>",

@@ -160,3 +160,8 @@ def task_source(source: Source) -> dict:
 def n_weeks(n: int | None) -> str:
     """``n`` with "week" or "weeks", as the terminal and the report say it ("1 week", "8 weeks")."""
     return f"{n} week" if n == 1 else f"{n} weeks"
+
+
+def objective_name(objective: str) -> str:
+    """The objective as sentences name it ("AvgWait"), not as the option spells it ("avg_wait")."""
+    return OBJECTIVES[objective].split(",")[0]

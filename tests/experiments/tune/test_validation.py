@@ -112,6 +112,7 @@ def test_tune_states_the_later_period_and_decides_on_it(tmp_path):
         assert lo > 0 and later["held_out_gain"] > 0  # a change only when both support it
     html = (out / "report.html").read_text()
     assert "For a later period of" in html and "which the search never saw" in html
+    assert "</b> in AvgWait (" in html  # the objective as sentences name it, not as the option spells it
     # judged for another later period: the stored race is reused, only the judgement changes
     assert main(["tune", "--synthetic", "16000", "--procs", "16", "--policies", "FCFS,SPF,SAF", "--weeks", "12",
                  "--budget", "5m", "--workers", "1", "--no-progress", "--later-weeks", "26", "--out", str(out)]) == 0
