@@ -51,6 +51,7 @@ whole command comes to the budget on the archive traces is measured by
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 
 #: Weeks of the first stage, and the fewest weeks any judgement uses.
@@ -243,26 +244,24 @@ def next_stage(model: CostModel, plan: Plan, done: int, ranked_costs: list[float
         return count, plan.weeks
     half = halving(count, floor, 1)
     if half < count and fits(half, ceiling, False):  # more than half fit every week: the most that do
-        low, high = half, count - 1
-        while low < high:  # the estimate grows with the candidates kept (their costs, best first, summed)
-            mid = (low + high + 1) // 2
-            if fits(mid, ceiling, False):
-                low = mid
-            else:
-                high = mid - 1
-        return low, ceiling
+        # the estimate grows with the candidates kept (their costs, best first, summed)
+        return _most(half, count - 1, lambda m: fits(m, ceiling, False)), ceiling
     for m in dict.fromkeys((half, floor)):
-        low, high = done + 1, ceiling
-        if low > high or not fits(m, low, True):
+        if done + 1 > ceiling or not fits(m, done + 1, True):
             continue
-        while low < high:  # the most weeks that fit (the estimate grows with the weeks)
-            mid = (low + high + 1) // 2
-            if fits(m, mid, True):
-                low = mid
-            else:
-                high = mid - 1
-        return m, low
+        return m, _most(done + 1, ceiling, lambda weeks: fits(m, weeks, True))  # the estimate grows with the weeks
     return floor, done
+
+
+def _most(low: int, high: int, ok: Callable[[int], bool]) -> int:
+    """The largest n in [low, high] with ``ok(n)``, ``ok`` true at ``low`` and monotone (true, then false)."""
+    while low < high:
+        mid = (low + high + 1) // 2
+        if ok(mid):
+            low = mid
+        else:
+            high = mid - 1
+    return low
 
 
 def _fmt(seconds: float) -> str:
