@@ -30,10 +30,11 @@ outputs), so that the whole command, not only the race, aims at the budget.
 
 At every stage boundary the rest is re-planned (:func:`next_stage`) from what
 the run has really taken: the wall time elapsed so far, and the *pace* (the
-wall seconds the stages took per second the model estimated for them - after
-the first stage, which also prepares the workers, the simulations'
-worker-seconds alone: a busy machine, idle workers at a stage's end, a cost
-model that over- or under-estimates are in it).  When every survivor can run every remaining week within what is left,
+wall seconds the stages after the first took per second the model estimated
+for them: a busy machine, idle workers at a stage's end, a cost model that
+over- or under-estimates are in it; 1 at the first stage's end, whose worker
+seconds the model has just been calibrated on, and whose wall time holds the
+workers' preparation).  When every survivor can run every remaining week within what is left,
 all go on (the racing test may have saved what halving was planned for);
 when more than half of them can, the most that can go on, to the last week
 (rather than half, which left the time unspent when the pace turned out
@@ -142,7 +143,7 @@ PACE_BOUNDS = (0.5, 4.0)
 
 
 def pace(measured_s: float, estimated_s: float) -> float:
-    """Worker-seconds the simulations took per worker-second the model estimated for them, within
+    """Wall seconds the stages took per second the model estimated for them, within
     :data:`PACE_BOUNDS` (1 when nothing was simulated: a resume that took every week from the store)."""
     if estimated_s <= 0 or measured_s <= 0:
         return 1.0

@@ -496,15 +496,16 @@ def _train(race_: Race, runner: _Runner) -> None:
 
         alive.sort(key=by_mean)
         if i + 1 < len(plan.stages):
-            if i == 0:  # the first stage prepared the workers: its pace is the simulations' alone
-                measured = (runner.work_s, sum(race_.model.seconds_per_job.get(cost["family"], 0.0) * cost["jobs"]
-                                               for cost in runner.costs))
-            else:  # later ones: the whole stage, idle workers at its end and the coordinator's tests included
+            if i == 0:
+                # no pace yet: the model was just calibrated on this stage's own worker-seconds (a pace measured
+                # on them is 1 by construction), and the stage's wall time holds the workers' preparation
+                pace_now = 1.0
+            else:  # the stages after the first: wall time, idle workers at their end and the tests included
                 stage_walls[0] += time.perf_counter() - stage_start
                 stage_walls[1] += race_.model.wall(stage_work, 0, 1) - race_.model.read_s
-                measured = (stage_walls[0], stage_walls[1])
+                pace_now = bud.pace(stage_walls[0], stage_walls[1])
             decision = planning.stage_decision(
-                race_, i, n, [race_.model.week(c.family, c.warmup, "train") for c in alive], *measured)
+                race_, i, n, [race_.model.week(c.family, c.warmup, "train") for c in alive], pace_now)
             keep, weeks = decision["keep"], decision["weeks"]
             record["pace"] = decision.get("pace")
             keep = slurmrace.spare_from_budget(spared, alive, keep)

@@ -78,19 +78,15 @@ def calibrate(race_, costs: list[dict]) -> None:
     save(race_)
 
 
-def stage_decision(race_, stage: int, done: int, ranked_costs: list[float], measured_s: float,
-                   estimated_s: float) -> dict:
+def stage_decision(race_, stage: int, done: int, ranked_costs: list[float], pace: float) -> dict:
     """How many of the ranked survivors go on after stage ``stage`` (0-based), which ended at ``done`` weeks,
     and the weeks per half the plan now reaches: the stored decision on a resume, else decided now from the
-    wall time elapsed and the pace (``budget.next_stage``) and saved.  ``measured_s`` and ``estimated_s``: what
-    the run's work so far took and what the model estimated for it (after the first stage, the simulations'
-    worker-seconds; after later ones, the wall seconds of the stages after the first: idle workers at a
-    stage's end and the coordinator's tests are paid in wall time too)."""
+    wall time elapsed and ``pace`` (``budget.pace``: the wall seconds the stages after the first took per
+    second the model estimated for them; 1 after the first stage) by ``budget.next_stage``, and saved."""
     if stage < len(race_.decisions):
         return race_.decisions[stage]
     plan = race_.plan
     elapsed = time.perf_counter() - race_.timings["started"]
-    pace = bud.pace(measured_s, estimated_s)
     keep, weeks = bud.next_stage(race_.model, plan, done, ranked_costs, elapsed, pace)
     decision = {"stage": stage + 1, "keep": keep, "weeks": weeks, "elapsed_s": round(elapsed, 3),
                 "pace": round(pace, 3)}
