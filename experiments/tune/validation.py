@@ -100,23 +100,26 @@ def validate(race, c: Candidate) -> dict | None:
     span = max(j.submit for j in held.jobs) - min(j.submit for j in held.jobs)
     held_weeks = max(1, round(span / WEEK))
     later_weeks = s.later_weeks or held_weeks
+    seed = _seed(s.seed)
     by_length, alike = {}, {}
     for length in sorted({*PERIODS_WEEKS, held_weeks, later_weeks}):
-        low, high = bootstrap_offsets(sums_c, sums_b, s.objective, length, _seed(s.seed))
-        factor = drift_factor(length, s.objective)
-        by_length[str(length)] = [estimate + factor * low, estimate + factor * high]
-        alike[str(length)] = [estimate + low, estimate + high]
+        by_length[str(length)], alike[str(length)] = later_interval(sums_c, sums_b, s.objective, length, seed)
     low, high = by_length[str(later_weeks)]
-    held_low, held_high = by_length[str(held_weeks)]
+    # The check on the held-out part judges an interval stated without it: from the whole weeks before it only
+    # (their jobs were simulated with the later ones queued behind them, as the log ran).
+    searched = min(int((min(j.submit for j in held.jobs) - first) // WEEK), weeks)
+    held_low, held_high = (later_interval(sums_c[:searched], sums_b[:searched], s.objective, held_weeks, seed)[0]
+                           if searched else (math.nan, math.nan))
     realized = period_gain(held, config, base, s.tau, s.objective)
     return {"candidate": c.label, "holdout": s.source.holdout, "log_weeks": weeks, "log_gain": estimate,
             "intervals_by_weeks": by_length, "like_the_past_by_weeks": alike,
             "drift_factors": {key: drift_factor(int(key), s.objective) for key in by_length},
             "held_out_weeks": held_weeks, "held_out_jobs": len(held.jobs), "later_weeks": later_weeks,
-            "block_weeks": min(BLOCK_WEEKS, weeks), "level": LEVEL,
+            "block_weeks": min(BLOCK_WEEKS, weeks), "level": LEVEL, "searched_weeks": searched,
             "later_period_interval": [low, high], "held_out_interval": [held_low, held_high],
             "held_out_gain": realized,
-            "inside": bool(held_low <= realized <= held_high) if not math.isnan(realized) else None,
+            "inside": (bool(held_low <= realized <= held_high)
+                       if not (math.isnan(realized) or math.isnan(held_low)) else None),
             "meaning": f"later_period_interval: the {s.objective} gain a later period of {later_weeks} week(s) may "
                        f"bring, at {LEVEL:.0%}: the log's gain plus the spread of {DRAWS:,} periods drawn as "
                        f"blocks of {min(BLOCK_WEEKS, weeks)} consecutive real weeks of the whole log (each "
@@ -125,7 +128,9 @@ def validate(race, c: Candidate) -> dict | None:
                        "like_the_past_by_weeks: the same without "
                        "the widening, if the coming weeks are like the past ones; held_out_gain: the gain on "
                        f"the log's last {s.source.holdout:.0%} as it happened, never seen by the search, and "
-                       "inside: whether held_out_interval (the same interval for the held-out length) holds it"}
+                       "inside: whether held_out_interval holds it - the interval for the held-out length "
+                       f"stated from the {searched} whole week(s) before the held-out part only, as the log would "
+                       "have stated it before those weeks came"}
 
 
 def _seed(seed: int) -> int:
@@ -169,6 +174,16 @@ def objective_of(sums: np.ndarray, objective: str) -> np.ndarray:
         if objective == "mwbs":
             return sums[..., 2] / sums[..., 3]
         return sums[..., 5]
+
+
+def later_interval(c: np.ndarray, b: np.ndarray, objective: str, length: int,
+                   seed: int) -> tuple[list[float], list[float]]:
+    """The interval for a later period of ``length`` weeks from the week sums ``c`` and ``b`` (module
+    docstring): widened by the drift factor, and plain (if the coming weeks are like these)."""
+    estimate = float(period_objective_gain(period_total(c), period_total(b), objective))
+    low, high = bootstrap_offsets(c, b, objective, length, seed)
+    factor = drift_factor(length, objective)
+    return [estimate + factor * low, estimate + factor * high], [estimate + low, estimate + high]
 
 
 def period_total(sums: np.ndarray, axis: int = 0) -> np.ndarray:

@@ -104,8 +104,12 @@ def test_tune_states_the_later_period_and_decides_on_it(tmp_path):
     assert later["later_weeks"] == later["held_out_weeks"]  # no --later-weeks: the held-out length
     plain_lo, plain_hi = later["like_the_past_by_weeks"][str(later["later_weeks"])]
     assert lo <= plain_lo <= later["log_gain"] <= plain_hi <= hi  # widened by the drift factor (>= 1)
-    assert later["held_out_interval"] == later["intervals_by_weeks"][str(later["held_out_weeks"])]
-    assert isinstance(later["held_out_gain"], float) and later["inside"] == (lo <= later["held_out_gain"] <= hi)
+    # the check on the held-out part judges an interval stated without it: from the weeks before it only
+    assert 0 < later["searched_weeks"] < later["log_weeks"]
+    held_lo, held_hi = later["held_out_interval"]
+    assert later["held_out_interval"] != later["intervals_by_weeks"][str(later["held_out_weeks"])]
+    assert isinstance(later["held_out_gain"], float)
+    assert later["inside"] == (held_lo <= later["held_out_gain"] <= held_hi)
     if record["keep_easy_fcfs"]:
         assert "keep your current setting" in record["why"]
     else:
