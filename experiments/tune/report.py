@@ -145,11 +145,12 @@ def _later(rec: dict, objective: str) -> str:
             f"traces; weeks just like the past ones would bring "
             f"{_interval(later['like_the_past_by_weeks'][str(later['later_weeks'])])}). On the log's last "
             f"{later['holdout']:.0%}, which the search never saw, it gained <b>{_pct(later['held_out_gain'])}</b>"
-            f"{'' if later['inside'] else _outside(later)}.</p>")
+            f"{_outside(later) if later['inside'] is False else ''}.</p>")
 
 
 def _outside(later: dict) -> str:
-    return f" (outside the interval stated for its length, {_interval(later['held_out_interval'])})"
+    return (f" (outside {_interval(later['held_out_interval'])}, the interval the {n_weeks(later['searched_weeks'])} "
+            "before it state for its length)")
 
 
 def _recommendation(race: Race, rec: dict, record: dict) -> str:
